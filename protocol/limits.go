@@ -1,0 +1,106 @@
+package protocol
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Limits are the values of PROTOCOL.md § 8 in force on this instance. The manifest shows them
+// and the operations enforce exactly them.
+type Limits struct {
+	BodyMaxChars            int `json:"body_max_chars"`
+	ExtensionMaxChars       int `json:"extension_max_chars"`
+	ProvenanceFieldMaxChars int `json:"provenance_field_max_chars"`
+	RequestMaxBytes         int `json:"request_max_bytes"`
+	ThreadMaxMessages       int `json:"thread_max_messages"`
+	ThreadMaxDepth          int `json:"thread_max_depth"`
+	WritesPerMinute         int `json:"writes_per_minute"`
+	InboxMaxItems           int `json:"inbox_max_items"`
+	InboxDefaultItems       int `json:"inbox_default_items"`
+	ListMaxItems            int `json:"list_max_items"`
+	EvidenceMaxItems        int `json:"evidence_max_items"`
+	EvidenceRefMaxChars     int `json:"evidence_ref_max_chars"`
+	VerifyQuorum            int `json:"verify_quorum"`
+	ArtifactMaxBytes        int `json:"artifact_max_bytes"`
+	InboxMaxWaitSeconds     int `json:"inbox_max_wait_seconds"`
+}
+
+// DefaultLimits are the reference values of PROTOCOL.md § 8.
+func DefaultLimits() Limits {
+	return Limits{
+		BodyMaxChars:            500,
+		ExtensionMaxChars:       64,
+		ProvenanceFieldMaxChars: 200,
+		RequestMaxBytes:         16384,
+		ThreadMaxMessages:       1000,
+		ThreadMaxDepth:          64,
+		WritesPerMinute:         120,
+		InboxMaxItems:           100,
+		InboxDefaultItems:       50,
+		ListMaxItems:            100,
+		EvidenceMaxItems:        16,
+		EvidenceRefMaxChars:     2048,
+		VerifyQuorum:            1,
+		ArtifactMaxBytes:        1048576,
+		InboxMaxWaitSeconds:     30,
+	}
+}
+
+// limitFields names each limit as the manifest (and PARLEY_LIMIT_<NAME>) spells it.
+func (l *Limits) fields() map[string]*int {
+	return map[string]*int{
+		"body_max_chars":             &l.BodyMaxChars,
+		"extension_max_chars":        &l.ExtensionMaxChars,
+		"provenance_field_max_chars": &l.ProvenanceFieldMaxChars,
+		"request_max_bytes":          &l.RequestMaxBytes,
+		"thread_max_messages":        &l.ThreadMaxMessages,
+		"thread_max_depth":           &l.ThreadMaxDepth,
+		"writes_per_minute":          &l.WritesPerMinute,
+		"inbox_max_items":            &l.InboxMaxItems,
+		"inbox_default_items":        &l.InboxDefaultItems,
+		"list_max_items":             &l.ListMaxItems,
+		"evidence_max_items":         &l.EvidenceMaxItems,
+		"evidence_ref_max_chars":     &l.EvidenceRefMaxChars,
+		"verify_quorum":              &l.VerifyQuorum,
+		"artifact_max_bytes":         &l.ArtifactMaxBytes,
+		"inbox_max_wait_seconds":     &l.InboxMaxWaitSeconds,
+	}
+}
+
+// LimitNames lists the configurable limits by name, in no particular order.
+func LimitNames() []string {
+	var l Limits
+	names := make([]string, 0, 16)
+	for name := range l.fields() {
+		names = append(names, name)
+	}
+	return names
+}
+
+// Set changes one limit by its manifest name (case-insensitive): "writes_per_minute", "100".
+func (l *Limits) Set(name, value string) error {
+	field, ok := l.fields()[strings.ToLower(name)]
+	if !ok {
+		return fmt.Errorf("unknown limit %q", name)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil || n < 1 {
+		return fmt.Errorf("limit %s must be a whole number of at least 1, not %q", strings.ToLower(name), value)
+	}
+	*field = n
+	return nil
+}
+
+// Validate checks that the limits make sense together.
+func (l Limits) Validate() error {
+	for name, v := range l.fields() {
+		if *v < 1 {
+			return fmt.Errorf("limit %s must be at least 1", name)
+		}
+	}
+	if l.InboxDefaultItems > l.InboxMaxItems {
+		return fmt.Errorf("limit inbox_default_items (%d) exceeds inbox_max_items (%d)", l.InboxDefaultItems, l.InboxMaxItems)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Every difference between Postgres and SQLite that Parley depends on lives in this file.
+
+// Position is a commit-ordered place in the stream of inbox changes. On Postgres it is the
+// writing transaction's id and a sequence number; on SQLite, whose writers are serialised, the
+// transaction part is always zero.
+type Position struct {
+	Tx  int64
+	Seq int64
+}
+
+// Less orders positions as the inbox reads them.
+func (p Position) Less(q Position) bool {
+	return p.Tx < q.Tx || (p.Tx == q.Tx && p.Seq < q.Seq)
+}
+
+// nextInboxPosition hands out the position of an awaiting change written in tx.
+func (db *DB) nextInboxPosition(ctx context.Context, tx bun.IDB) (Position, error) {
+	var p Position
+	switch db.kind {
+	case Postgres:
+		err := tx.NewRaw("SELECT pg_current_xact_id()::text::bigint, nextval('inbox_seq')").Scan(ctx, &p.Tx, &p.Seq)
+		return p, translate(err)
+	default:
+		err := tx.NewRaw("UPDATE counters SET value = value + 1 WHERE name = 'inbox' RETURNING value").Scan(ctx, &p.Seq)
+		return p, translate(err)
+	}
+}
+
+// horizonExpr is an SQL expression, evaluated in the reading statement's own snapshot, below
+// which every inbox position is final: no transaction that could still commit holds one.
+//
+// On Postgres, ids of transactions still in progress are never below the snapshot's xmin, and
+// every transaction that starts later gets a larger id; so rows with a smaller transaction id
+// will never appear or change again, and a cursor that only moves across them never skips a
+// concurrent commit. SQLite serialises its writers, so everything it shows is final.
+func (db *DB) horizonExpr() string {
+	if db.kind == Postgres {
+		return "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+	}
+	return fmt.Sprintf("%d", int64(math.MaxInt64))
+}
+
+// lockForUpdate adds the row lock that serialises writers of one thread on Postgres. SQLite's
+// BEGIN IMMEDIATE already holds the database's write lock for the whole transaction.
+func (db *DB) lockForUpdate(q *bun.SelectQuery) *bun.SelectQuery {
+	if db.kind == Postgres {
+		return q.For("UPDATE")
+	}
+	return q
+}
+
+// translate maps driver errors onto the sentinel errors of errors.go.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyExists) || errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case pgErr.Code == "23505":
+			return fmt.Errorf("%w: %s", ErrAlreadyExists, pgErr.Message)
+		case strings.HasPrefix(pgErr.Code, "08"), pgErr.Code == "57P01", pgErr.Code == "57P02",
+			pgErr.Code == "57P03", pgErr.Code == "53300":
+			return fmt.Errorf("%w: %s", ErrUnavailable, pgErr.Message)
+		}
+		return err
+	}
+	var sqliteErr *sqlite.Error
+	if errors.As(err, &sqliteErr) {
+		switch sqliteErr.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %v", ErrAlreadyExists, err)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR,
+			sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY:
+			return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		}
+		return err
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	if errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, sql.ErrConnDone) ||
+		pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed") {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	return err
+}

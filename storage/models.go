@@ -1,0 +1,131 @@
+package storage
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// The live models. Migrations carry frozen copies of their own, so a change here never changes
+// an old migration; a change here that needs a schema change needs a new migration.
+
+// Token is an access token. Only the SHA-256 of the secret is stored.
+type Token struct {
+	bun.BaseModel `bun:"table:tokens"`
+
+	ID         int64      `bun:"id,pk,autoincrement"`
+	Identity   string     `bun:"identity,notnull"`
+	Human      bool       `bun:"human,notnull"`
+	SecretHash string     `bun:"secret_hash,notnull,unique"`
+	Rights     string     `bun:"rights,notnull"`
+	Label      *string    `bun:"label"`
+	CreatedAt  time.Time  `bun:"created_at,notnull"`
+	RevokedAt  *time.Time `bun:"revoked_at"`
+}
+
+// User is a human account for the pages.
+type User struct {
+	bun.BaseModel `bun:"table:users"`
+
+	ID           int64     `bun:"id,pk,autoincrement"`
+	Name         string    `bun:"name,notnull,unique"`
+	PasswordHash string    `bun:"password_hash,notnull"`
+	CreatedAt    time.Time `bun:"created_at,notnull"`
+}
+
+// Setting is one instance-wide value (the session key, the one-time setup code).
+type Setting struct {
+	bun.BaseModel `bun:"table:settings"`
+
+	Key   string `bun:"key,pk"`
+	Value string `bun:"value,notnull"`
+}
+
+// Awaiting modes as stored.
+const (
+	AwaitingNone = ""
+	AwaitingTo   = "to"
+	AwaitingAny  = "any"
+)
+
+// InboxAny is the value of Thread.InboxTo for a thread whose turn is anyone's.
+const InboxAny = "*"
+
+// Thread is one conversation. Its awaiting columns are those of its last message; the inbox
+// columns are the same fact arranged for index lookups (see Thread.InboxTo).
+type Thread struct {
+	bun.BaseModel `bun:"table:threads"`
+
+	ID               int64      `bun:"id,pk,autoincrement"`
+	Title            string     `bun:"title,notnull"`
+	State            string     `bun:"state,notnull"`
+	StateOrigin      string     `bun:"state_origin,notnull"`
+	StateConfirmedAt *time.Time `bun:"state_confirmed_at"`
+	ConfirmedState   string     `bun:"confirmed_state,notnull"`
+	// StateEventID is the event that set the current state: a confirm confirms it.
+	StateEventID     *int64 `bun:"state_event_id"`
+	Creator          string `bun:"creator,notnull"`
+	CreatorExtension string `bun:"creator_extension,notnull"`
+	RootMessageID    *int64 `bun:"root_message_id"`
+	LastMessageID    *int64 `bun:"last_message_id"`
+	MessageCount     int    `bun:"message_count,notnull"`
+
+	AwaitingMode      string `bun:"awaiting_mode,notnull"`
+	AwaitingIdentity  string `bun:"awaiting_identity,notnull"`
+	AwaitingExtension string `bun:"awaiting_extension,notnull"`
+	AwaitingSetBy     *int64 `bun:"awaiting_set_by"`
+
+	// InboxTo is the awaited identity, InboxAny, or NULL when the thread is listed in no inbox
+	// (nobody awaited, confirmed closed, or a side state). (InboxTo, InboxTx, InboxSeq) is the
+	// inbox index; InboxTx/InboxSeq is the commit-ordered position of the last awaiting change.
+	InboxTo  *string `bun:"inbox_to"`
+	InboxTx  int64   `bun:"inbox_tx,notnull"`
+	InboxSeq int64   `bun:"inbox_seq,notnull"`
+
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	UpdatedAt time.Time `bun:"updated_at,notnull"`
+}
+
+// Message is one envelope as accepted.
+type Message struct {
+	bun.BaseModel `bun:"table:messages"`
+
+	ID               int64     `bun:"id,pk,autoincrement"`
+	ThreadID         int64     `bun:"thread_id,notnull"`
+	ParentID         *int64    `bun:"parent_id"`
+	Depth            int       `bun:"depth,notnull"`
+	Kind             string    `bun:"kind,notnull"`
+	Identity         string    `bun:"identity,notnull"`
+	Extension        string    `bun:"extension,notnull"`
+	AuthorKind       string    `bun:"author_kind,notnull"`
+	Body             string    `bun:"body,notnull"`
+	ProvenanceModel  *string   `bun:"provenance_model"`
+	ProvenanceClient *string   `bun:"provenance_client"`
+	CreatedAt        time.Time `bun:"created_at,notnull"`
+
+	AwaitingMode      string `bun:"awaiting_mode,notnull"`
+	AwaitingIdentity  string `bun:"awaiting_identity,notnull"`
+	AwaitingExtension string `bun:"awaiting_extension,notnull"`
+	AwaitingSetBy     *int64 `bun:"awaiting_set_by"`
+}
+
+// Event is one append-only record of a state change, a confirm or a mark.
+type Event struct {
+	bun.BaseModel `bun:"table:events"`
+
+	ID               int64      `bun:"id,pk,autoincrement"`
+	ThreadID         int64      `bun:"thread_id,notnull"`
+	Subject          string     `bun:"subject,notnull"`
+	Act              string     `bun:"act,notnull"`
+	FromState        *string    `bun:"from_state"`
+	ToState          string     `bun:"to_state,notnull"`
+	Origin           string     `bun:"origin,notnull"`
+	ActorIdentity    string     `bun:"actor_identity,notnull"`
+	ActorExtension   string     `bun:"actor_extension,notnull"`
+	Label            string     `bun:"label,notnull"`
+	MessageID        *int64     `bun:"message_id"`
+	Confirmed        bool       `bun:"confirmed,notnull"`
+	ConfirmedAt      *time.Time `bun:"confirmed_at"`
+	ConfirmsEventID  *int64     `bun:"confirms_event_id"`
+	At               time.Time  `bun:"at,notnull"`
+}

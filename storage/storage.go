@@ -1,0 +1,179 @@
+// Package storage keeps Parley's data on Postgres or the embedded SQLite through one set of bun
+// models and queries. It knows SQL and nothing about HTTP or the protocol's rules.
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+)
+
+// DB is an open Parley database.
+type DB struct {
+	*bun.DB
+	kind Kind
+	url  string
+}
+
+// Kind names the database product behind a DB.
+type Kind string
+
+const (
+	Postgres Kind = "postgres"
+	SQLite   Kind = "sqlite"
+)
+
+// DefaultURL is where the embedded database lives when nothing else is configured.
+const DefaultURL = "sqlite:parley-data/parley.db"
+
+// Open connects to the database named by rawURL (postgres://…, postgresql://…, sqlite:PATH or
+// sqlite::memory:) and checks that it answers. The schema is not touched: see migrations.
+func Open(ctx context.Context, rawURL string) (*DB, error) {
+	kind, dsn, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	var db *DB
+	switch kind {
+	case Postgres:
+		sqldb, err := openPostgres(dsn)
+		if err != nil {
+			return nil, err
+		}
+		db = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), kind: kind, url: rawURL}
+	case SQLite:
+		sqldb, err := openSQLite(dsn)
+		if err != nil {
+			return nil, err
+		}
+		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL}
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("cannot reach the database at %s: %w", Redact(rawURL), translate(err))
+	}
+	return db, nil
+}
+
+// Kind reports which database product this is.
+func (db *DB) Kind() Kind { return db.kind }
+
+// URL is the URL the database was opened with, password removed.
+func (db *DB) URL() string { return Redact(db.url) }
+
+// Healthy reports whether the database answers within the context's deadline.
+func (db *DB) Healthy(ctx context.Context) error {
+	if err := db.PingContext(ctx); err != nil {
+		return translate(err)
+	}
+	var one int
+	if err := db.NewRaw("SELECT 1").Scan(ctx, &one); err != nil {
+		return translate(err)
+	}
+	return nil
+}
+
+// Tx runs fn in one read-write transaction: everything fn writes is committed together or not
+// at all. Errors come back translated (ErrNotFound, ErrAlreadyExists, ErrUnavailable).
+func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return translate(db.RunInTx(ctx, nil, fn))
+}
+
+func parseURL(raw string) (Kind, string, error) {
+	switch {
+	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		if _, err := url.Parse(raw); err != nil {
+			return "", "", fmt.Errorf("invalid database URL %q: %v", Redact(raw), err)
+		}
+		return Postgres, raw, nil
+	case strings.HasPrefix(raw, "sqlite:"):
+		path := strings.TrimPrefix(raw, "sqlite:")
+		path = strings.TrimPrefix(path, "//")
+		if path == "" {
+			return "", "", fmt.Errorf("invalid database URL %q: sqlite: needs a path or :memory:", raw)
+		}
+		return SQLite, path, nil
+	default:
+		return "", "", fmt.Errorf("invalid database URL %q: use postgres://… or sqlite:PATH", Redact(raw))
+	}
+}
+
+func openPostgres(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(32)
+	sqldb.SetMaxIdleConns(32)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	return sqldb, nil
+}
+
+// openSQLite opens the embedded database in WAL mode with a busy timeout, so that the command
+// line can work beside a running server, and with write transactions that take the write lock
+// when they begin (BEGIN IMMEDIATE), so that concurrent writers queue instead of failing with
+// SQLITE_BUSY half-way through.
+func openSQLite(path string) (*sql.DB, error) {
+	memory := path == ":memory:"
+	if !memory {
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("cannot create the folder for %s: %v", path, err)
+			}
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	if !memory {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+	}
+	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite")
+	dsn := "file:" + path + "?" + q.Encode()
+	sqldb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open %s: %v", path, err)
+	}
+	if memory {
+		// Every connection to :memory: is a database of its own: keep exactly one.
+		sqldb.SetMaxOpenConns(1)
+		sqldb.SetConnMaxIdleTime(0)
+		sqldb.SetConnMaxLifetime(0)
+	} else {
+		sqldb.SetMaxOpenConns(8)
+		sqldb.SetMaxIdleConns(8)
+	}
+	return sqldb, nil
+}
+
+// Redact removes a password from a database URL so it can be printed.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
