@@ -81,6 +81,7 @@ type coreMessage struct {
 	ThreadID          int64     `bun:"thread_id,notnull"`
 	ParentID          *int64    `bun:"parent_id"`
 	Depth             int       `bun:"depth,notnull"`
+	AskID             *int64    `bun:"ask_id"`
 	Kind              string    `bun:"kind,notnull"`
 	Identity          string    `bun:"identity,notnull"`
 	Extension         string    `bun:"extension,notnull"`
@@ -129,6 +130,7 @@ func init() {
 			{(*coreMessage)(nil), []string{
 				"(thread_id) REFERENCES threads (id)",
 				"(parent_id) REFERENCES messages (id)",
+				"(ask_id) REFERENCES messages (id)",
 			}},
 			{(*coreEvent)(nil), []string{
 				"(thread_id) REFERENCES threads (id)",

@@ -90,10 +90,13 @@ type Thread struct {
 type Message struct {
 	bun.BaseModel `bun:"table:messages"`
 
-	ID               int64     `bun:"id,pk,autoincrement"`
-	ThreadID         int64     `bun:"thread_id,notnull"`
-	ParentID         *int64    `bun:"parent_id"`
-	Depth            int       `bun:"depth,notnull"`
+	ID       int64  `bun:"id,pk,autoincrement"`
+	ThreadID int64  `bun:"thread_id,notnull"`
+	ParentID *int64 `bun:"parent_id"`
+	Depth    int    `bun:"depth,notnull"`
+	// AskID is the nearest ask above this message (NULL for an ask: it is its own): the answer
+	// to any message awaits the author of that ask, found without walking the tree.
+	AskID            *int64    `bun:"ask_id"`
 	Kind             string    `bun:"kind,notnull"`
 	Identity         string    `bun:"identity,notnull"`
 	Extension        string    `bun:"extension,notnull"`
@@ -113,19 +116,19 @@ type Message struct {
 type Event struct {
 	bun.BaseModel `bun:"table:events"`
 
-	ID               int64      `bun:"id,pk,autoincrement"`
-	ThreadID         int64      `bun:"thread_id,notnull"`
-	Subject          string     `bun:"subject,notnull"`
-	Act              string     `bun:"act,notnull"`
-	FromState        *string    `bun:"from_state"`
-	ToState          string     `bun:"to_state,notnull"`
-	Origin           string     `bun:"origin,notnull"`
-	ActorIdentity    string     `bun:"actor_identity,notnull"`
-	ActorExtension   string     `bun:"actor_extension,notnull"`
-	Label            string     `bun:"label,notnull"`
-	MessageID        *int64     `bun:"message_id"`
-	Confirmed        bool       `bun:"confirmed,notnull"`
-	ConfirmedAt      *time.Time `bun:"confirmed_at"`
-	ConfirmsEventID  *int64     `bun:"confirms_event_id"`
-	At               time.Time  `bun:"at,notnull"`
+	ID              int64      `bun:"id,pk,autoincrement"`
+	ThreadID        int64      `bun:"thread_id,notnull"`
+	Subject         string     `bun:"subject,notnull"`
+	Act             string     `bun:"act,notnull"`
+	FromState       *string    `bun:"from_state"`
+	ToState         string     `bun:"to_state,notnull"`
+	Origin          string     `bun:"origin,notnull"`
+	ActorIdentity   string     `bun:"actor_identity,notnull"`
+	ActorExtension  string     `bun:"actor_extension,notnull"`
+	Label           string     `bun:"label,notnull"`
+	MessageID       *int64     `bun:"message_id"`
+	Confirmed       bool       `bun:"confirmed,notnull"`
+	ConfirmedAt     *time.Time `bun:"confirmed_at"`
+	ConfirmsEventID *int64     `bun:"confirms_event_id"`
+	At              time.Time  `bun:"at,notnull"`
 }
