@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"strings"
 
@@ -45,18 +44,20 @@ func (db *DB) nextInboxPosition(ctx context.Context, tx bun.IDB) (Position, erro
 	}
 }
 
-// horizonExpr is an SQL expression, evaluated in the reading statement's own snapshot, below
-// which every inbox position is final: no transaction that could still commit holds one.
+// horizonSQL is a one-row SELECT of (htx, hseq), evaluated in the reading statement's own
+// snapshot: every inbox position at or below it is final — no transaction that could still
+// commit will ever write one there — and every later change lands above it.
 //
 // On Postgres, ids of transactions still in progress are never below the snapshot's xmin, and
-// every transaction that starts later gets a larger id; so rows with a smaller transaction id
-// will never appear or change again, and a cursor that only moves across them never skips a
-// concurrent commit. SQLite serialises its writers, so everything it shows is final.
-func (db *DB) horizonExpr() string {
+// every transaction that gets an id later gets a larger one; so (xmin, 0) bounds what is final,
+// and a cursor that only moves across final positions never skips a concurrent commit.
+// SQLite serialises its writers and hands out positions in commit order, so the last
+// position handed out is the horizon.
+func (db *DB) horizonSQL() string {
 	if db.kind == Postgres {
-		return "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+		return "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS htx, 0 AS hseq"
 	}
-	return fmt.Sprintf("%d", int64(math.MaxInt64))
+	return "SELECT 0 AS htx, value AS hseq FROM counters WHERE name = 'inbox'"
 }
 
 // lockForUpdate adds the row lock that serialises writers of one thread on Postgres. SQLite's
@@ -113,3 +114,5 @@ func translate(err error) error {
 	}
 	return err
 }
+
+func bunIn(ids []int64) any { return bun.In(ids) }

@@ -1,0 +1,377 @@
+package protocol
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// SendResult is what an accepted envelope returns: the message and the thread after it.
+type SendResult struct {
+	Message *MessageView `json:"message"`
+	Thread  *ThreadView  `json:"thread"`
+}
+
+// Send decodes raw as an envelope and sends it. The checks run in the order of § 9.
+func (s *Service) Send(ctx context.Context, a *Actor, raw []byte) (*SendResult, error) {
+	if a == nil {
+		return nil, requireActor(a, RightWrite)
+	}
+	env, err := DecodeEnvelope(raw, s.limits)
+	if err != nil {
+		return nil, err
+	}
+	return s.SendEnvelope(ctx, a, env)
+}
+
+// SendEnvelope sends an envelope that is already decoded (the pages build their own).
+func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*SendResult, error) {
+	if err := requireActor(a, RightWrite); err != nil {
+		return nil, err
+	}
+	var result *SendResult
+	var release func()
+	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+		var err error
+		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
+		if env.Thread == 0 && env.Parent == 0 {
+			result, release, err = w.open(ctx)
+		} else {
+			result, release, err = w.reply(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		if release != nil {
+			release()
+		}
+		return nil, fault(err)
+	}
+	s.changes.notify()
+	return result, nil
+}
+
+// write is one envelope on its way into one transaction.
+type write struct {
+	s     *Service
+	f     *storage.Forum
+	actor *Actor
+	env   *Envelope
+	now   time.Time
+}
+
+// reserveRate is the last check (§ 9): humans are not rate-limited.
+func (w *write) reserveRate() (func(), error) {
+	if w.actor.Human {
+		return func() {}, nil
+	}
+	release, retry, ok := w.s.rate.reserve(w.actor.Identity, w.now)
+	if !ok {
+		e := Refuse(ReasonRateLimited, "more than %d writes in a minute by %s; retry after %d seconds", w.s.limits.WritesPerMinute, w.actor.Identity, retry)
+		e.RetryAfter = retry
+		return nil, e
+	}
+	return release, nil
+}
+
+// open handles an ask that opens a new thread.
+func (w *write) open(ctx context.Context) (*SendResult, func(), error) {
+	release, err := w.reserveRate()
+	if err != nil {
+		return nil, nil, err
+	}
+	mark := MarkingOf(w.actor)
+	t := &storage.Thread{
+		Title:            Title(w.env.Body),
+		State:            string(StateOpen),
+		StateOrigin:      mark.Origin,
+		StateConfirmedAt: &w.now, // a thread begins open; opening it is no marking to confirm
+		ConfirmedState:   string(StateOpen),
+		Creator:          w.actor.Identity,
+		CreatorExtension: w.env.Extension,
+		CreatedAt:        w.now,
+		UpdatedAt:        w.now,
+	}
+	if err := w.f.InsertThread(ctx, t); err != nil {
+		return nil, release, err
+	}
+	m := w.message(t.ID, nil)
+	aw := &Awaiting{Except: &Party{Identity: w.actor.Identity, Extension: w.env.Extension}}
+	setAwaiting(m, t, aw)
+	if err := w.f.InsertMessage(ctx, m); err != nil {
+		return nil, release, err
+	}
+	ev := w.event(t, m, nil, StateOpen, Marking{Origin: mark.Origin, Confirmed: true})
+	if err := w.f.InsertEvent(ctx, ev); err != nil {
+		return nil, release, err
+	}
+	t.StateEventID = &ev.ID
+	t.RootMessageID = &m.ID
+	t.LastMessageID = &m.ID
+	t.MessageCount = 1
+	setBySelf(t, m)
+	if err := w.f.UpdateThread(ctx, t, true); err != nil {
+		return nil, release, err
+	}
+	return &SendResult{Message: messageView(m), Thread: threadView(t)}, release, nil
+}
+
+// reply handles every envelope that goes into an existing thread.
+func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
+	env := w.env
+	var parent *storage.Message
+	threadID := env.Thread
+	if env.Parent != 0 {
+		p, err := w.f.Message(ctx, env.Parent)
+		if err != nil {
+			return nil, nil, notFound(err, "message %s not found", MessageKey(env.Parent))
+		}
+		if threadID == 0 {
+			threadID = p.ThreadID // § 2: without a thread, the thread is the parent's
+		}
+		parent = p
+	}
+	t, err := w.f.ThreadForUpdate(ctx, threadID)
+	if err != nil {
+		return nil, nil, notFound(err, "thread %s not found", ThreadKey(threadID))
+	}
+	if parent != nil && parent.ThreadID != t.ID {
+		return nil, nil, Refuse(ReasonNotFound, "message %s not found in thread %s", MessageKey(parent.ID), ThreadKey(t.ID))
+	}
+	if parent == nil {
+		if parent, err = w.f.Message(ctx, defaultParent(env.Kind, t)); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	facts := ThreadFacts{State: State(t.State), Locked: isLocked(t), Creator: t.Creator}
+	if facts.Locked && env.Kind != KindReopen {
+		return nil, nil, Refuse(ReasonThreadClosed, "thread %s is closed and confirmed; only reopen is accepted", ThreadKey(t.ID))
+	}
+	if err := CheckAuthority(w.actor, facts, env.Kind); err != nil {
+		return nil, nil, err
+	}
+	if err := CheckSelfReply(w.actor, env.Extension, env.Kind, parent.Identity, parent.Extension); err != nil {
+		return nil, nil, err
+	}
+	next, refusal := Next(facts.State, facts.Locked, env.Kind, w.actor.Human)
+	if refusal != nil {
+		return nil, nil, refusal
+	}
+	if t.MessageCount >= w.s.limits.ThreadMaxMessages {
+		return nil, nil, Refuse(ReasonLimitExceeded, "thread %s has reached thread_max_messages (%d)", ThreadKey(t.ID), w.s.limits.ThreadMaxMessages)
+	}
+	if parent.Depth+1 > w.s.limits.ThreadMaxDepth {
+		return nil, nil, Refuse(ReasonLimitExceeded, "a reply to %s would be deeper than thread_max_depth (%d)", MessageKey(parent.ID), w.s.limits.ThreadMaxDepth)
+	}
+	release, err := w.reserveRate()
+	if err != nil {
+		return nil, nil, err
+	}
+
+	before := *t
+	m := w.message(t.ID, parent)
+	aw, err := w.awaitingAfter(ctx, t, parent)
+	if err != nil {
+		return nil, release, err
+	}
+	setAwaiting(m, t, aw)
+	if err := w.f.InsertMessage(ctx, m); err != nil {
+		return nil, release, err
+	}
+	setBySelf(t, m)
+	if err := w.applyState(ctx, t, m, next); err != nil {
+		return nil, release, err
+	}
+	t.MessageCount++
+	t.LastMessageID = &m.ID
+	t.UpdatedAt = w.now
+	if err := w.f.UpdateThread(ctx, t, inboxMoved(&before, t)); err != nil {
+		return nil, release, err
+	}
+	return &SendResult{Message: messageView(m), Thread: threadView(t)}, release, nil
+}
+
+// defaultParent is § 3's column "default parent".
+func defaultParent(kind Kind, t *storage.Thread) int64 {
+	if info, _ := kindInfo(kind); info.DefaultParent == ParentAwaited && t.AwaitingSetBy != nil {
+		return *t.AwaitingSetBy
+	}
+	return *t.RootMessageID
+}
+
+// awaitingAfter is § 3's column "awaiting after it". SetBy 0 stands for the new message
+// itself, whose id the insert gives.
+func (w *write) awaitingAfter(ctx context.Context, t *storage.Thread, parent *storage.Message) (*Awaiting, error) {
+	self := &Party{Identity: w.actor.Identity, Extension: w.env.Extension}
+	switch w.env.Kind {
+	case KindAsk:
+		if w.env.Parent != 0 {
+			return &Awaiting{To: &Party{Identity: parent.Identity, Extension: parent.Extension}}, nil
+		}
+		return &Awaiting{Except: self}, nil
+	case KindAnswer:
+		ask := parent
+		if Kind(parent.Kind) != KindAsk && parent.AskID != nil {
+			var err error
+			if ask, err = w.f.Message(ctx, *parent.AskID); err != nil {
+				return nil, err
+			}
+		}
+		return &Awaiting{To: &Party{Identity: ask.Identity, Extension: ask.Extension}}, nil
+	case KindNote:
+		return awaitingOf(t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension, t.AwaitingSetBy), nil
+	case KindReopen:
+		return &Awaiting{Except: self}, nil
+	default:
+		return nil, nil
+	}
+}
+
+// applyState moves the thread to next (§ 4, § 5) and writes the event when the state or its
+// confirmation changes. An act that leaves both as they are writes no event.
+func (w *write) applyState(ctx context.Context, t *storage.Thread, m *storage.Message, next State) error {
+	from := State(t.State)
+	mark := MarkingOf(w.actor)
+	changed := next != from
+	// A moderator's decide or close on its own, still proposed state confirms it.
+	confirms := !changed && mark.Confirmed && t.StateConfirmedAt == nil &&
+		w.env.Kind.NeedsThreadAuthority() && w.env.Kind.Target() == from
+	if !changed && !confirms {
+		return nil
+	}
+	ev := w.event(t, m, &from, next, mark)
+	if err := w.f.InsertEvent(ctx, ev); err != nil {
+		return err
+	}
+	setState(t, next, mark, ev, w.now)
+	return nil
+}
+
+// setState records a new state on the thread (§ 5): confirmed states become confirmed_state.
+func setState(t *storage.Thread, next State, mark Marking, ev *storage.Event, now time.Time) {
+	t.State = string(next)
+	t.StateOrigin = mark.Origin
+	t.StateEventID = &ev.ID
+	if mark.Confirmed {
+		t.StateConfirmedAt = &now
+		t.ConfirmedState = string(next)
+	} else {
+		t.StateConfirmedAt = nil
+	}
+	t.InboxTo = inboxTo(t)
+}
+
+func (w *write) message(threadID int64, parent *storage.Message) *storage.Message {
+	m := &storage.Message{
+		ThreadID:         threadID,
+		Kind:             string(w.env.Kind),
+		Identity:         w.actor.Identity,
+		Extension:        w.env.Extension,
+		AuthorKind:       w.actor.AuthorKind(),
+		Body:             w.env.Body,
+		ProvenanceModel:  w.env.Provenance.Model,
+		ProvenanceClient: w.env.Provenance.Client,
+		CreatedAt:        w.now,
+	}
+	if parent != nil {
+		m.ParentID = &parent.ID
+		m.Depth = parent.Depth + 1
+		if Kind(parent.Kind) == KindAsk {
+			m.AskID = &parent.ID
+		} else {
+			m.AskID = parent.AskID
+		}
+	}
+	return m
+}
+
+func (w *write) event(t *storage.Thread, m *storage.Message, from *State, to State, mark Marking) *storage.Event {
+	ev := &storage.Event{
+		ThreadID:       t.ID,
+		Subject:        ThreadKey(t.ID),
+		Act:            string(w.env.Kind),
+		ToState:        string(to),
+		Origin:         mark.Origin,
+		ActorIdentity:  w.actor.Identity,
+		ActorExtension: w.env.Extension,
+		Label:          w.actor.DisplayLabel(),
+		MessageID:      &m.ID,
+		Confirmed:      mark.Confirmed,
+		At:             w.now,
+	}
+	if from != nil {
+		s := string(*from)
+		ev.FromState = &s
+	}
+	if mark.Confirmed {
+		ev.ConfirmedAt = &w.now
+	}
+	return ev
+}
+
+// setAwaiting gives the message and its thread the same awaiting: the thread's is that of
+// its last message. A SetBy of 0 (the new message itself) is stored on the message as NULL
+// and on the thread once the message has its id (setBySelf).
+func setAwaiting(m *storage.Message, t *storage.Thread, aw *Awaiting) {
+	mode, identity, extension, setBy := storage.AwaitingNone, "", "", (*int64)(nil)
+	if aw != nil {
+		if aw.SetBy != 0 {
+			id := aw.SetBy
+			setBy = &id
+		}
+		if aw.To != nil {
+			mode, identity, extension = storage.AwaitingTo, aw.To.Identity, aw.To.Extension
+		} else {
+			mode, identity, extension = storage.AwaitingAny, aw.Except.Identity, aw.Except.Extension
+		}
+	}
+	m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, m.AwaitingSetBy = mode, identity, extension, setBy
+	t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension, t.AwaitingSetBy = mode, identity, extension, setBy
+	t.InboxTo = inboxTo(t)
+}
+
+// setBySelf points the thread's awaiting at the new message when that message set it.
+func setBySelf(t *storage.Thread, m *storage.Message) {
+	if m.AwaitingMode != storage.AwaitingNone && m.AwaitingSetBy == nil {
+		id := m.ID
+		t.AwaitingSetBy = &id
+	}
+}
+
+// inboxTo is whose inbox lists the thread (§ 7): the awaited identity, anyone, or nobody when
+// nothing is awaited or the thread is confirmed closed or in a side state.
+func inboxTo(t *storage.Thread) *string {
+	if t.AwaitingMode == storage.AwaitingNone || isLocked(t) || State(t.State).IsSide() {
+		return nil
+	}
+	to := storage.InboxAny
+	if t.AwaitingMode == storage.AwaitingTo {
+		to = t.AwaitingIdentity
+	}
+	return &to
+}
+
+// inboxMoved reports whether the change must reach inbox readers that hold an older cursor.
+func inboxMoved(before, after *storage.Thread) bool {
+	return before.AwaitingMode != after.AwaitingMode ||
+		before.AwaitingIdentity != after.AwaitingIdentity ||
+		before.AwaitingExtension != after.AwaitingExtension ||
+		!sameID(before.AwaitingSetBy, after.AwaitingSetBy) ||
+		!sameString(before.InboxTo, after.InboxTo)
+}
+
+func sameID(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+func sameString(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
+// notFound turns storage.ErrNotFound into a not_found refusal.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return Refuse(ReasonNotFound, format, args...)
+	}
+	return err
+}

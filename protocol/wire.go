@@ -1,0 +1,193 @@
+package protocol
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// The objects as the server returns them (§ 2, § 3, § 5, § 7), the same over every transport.
+
+// Party is one (identity, extension) line of speech.
+type Party struct {
+	Identity  string `json:"identity"`
+	Extension string `json:"extension"`
+}
+
+// Awaiting names whose turn it is: one party, or anyone but one.
+type Awaiting struct {
+	To     *Party // directed: this party
+	Except *Party // open call: anyone except this party
+	SetBy  int64
+}
+
+// MarshalJSON writes the two forms of § 3.
+func (a *Awaiting) MarshalJSON() ([]byte, error) {
+	if a.To != nil {
+		return json.Marshal(struct {
+			To    *Party `json:"to"`
+			SetBy string `json:"set_by"`
+		}{a.To, MessageKey(a.SetBy)})
+	}
+	return json.Marshal(struct {
+		To     string `json:"to"`
+		Except *Party `json:"except"`
+		SetBy  string `json:"set_by"`
+	}{"any", a.Except, MessageKey(a.SetBy)})
+}
+
+// ThreadView is a thread as returned (§ 5).
+type ThreadView struct {
+	ID               string     `json:"id"`
+	Title            string     `json:"title"`
+	State            State      `json:"state"`
+	StateOrigin      string     `json:"state_origin"`
+	StateConfirmedAt *time.Time `json:"state_confirmed_at"`
+	ConfirmedState   State      `json:"confirmed_state"`
+	Locked           bool       `json:"locked"`
+	Creator          string     `json:"creator"`
+	Awaiting         *Awaiting  `json:"awaiting"`
+	MessageCount     int        `json:"message_count"`
+	CreatedAt        time.Time  `json:"created_at"`
+	UpdatedAt        time.Time  `json:"updated_at"`
+}
+
+// MessageView is a message as returned (§ 2).
+type MessageView struct {
+	Parley     string         `json:"parley"`
+	ID         string         `json:"id"`
+	Kind       Kind           `json:"kind"`
+	Thread     string         `json:"thread"`
+	Parent     *string        `json:"parent"`
+	From       Party          `json:"from"`
+	AuthorKind string         `json:"author_kind"`
+	Body       string         `json:"body"`
+	Provenance *Provenance    `json:"provenance,omitempty"`
+	CreatedAt  time.Time      `json:"created_at"`
+	Awaiting   *Awaiting      `json:"awaiting"`
+	Replies    []*MessageView `json:"replies,omitempty"`
+}
+
+// EventView is an event as returned (§ 7).
+type EventView struct {
+	ID          string     `json:"id"`
+	Thread      string     `json:"thread"`
+	Subject     string     `json:"subject"`
+	Act         string     `json:"act"`
+	From        *State     `json:"from"`
+	To          State      `json:"to"`
+	Origin      string     `json:"origin"`
+	Actor       Party      `json:"actor"`
+	Label       string     `json:"label"`
+	Message     *string    `json:"message"`
+	Confirmed   bool       `json:"confirmed"`
+	ConfirmedAt *time.Time `json:"confirmed_at"`
+	Confirms    *string    `json:"confirms"`
+	At          time.Time  `json:"at"`
+}
+
+func awaitingOf(mode, identity, extension string, setBy *int64) *Awaiting {
+	if mode == storage.AwaitingNone || setBy == nil {
+		return nil
+	}
+	p := &Party{Identity: identity, Extension: extension}
+	if mode == storage.AwaitingTo {
+		return &Awaiting{To: p, SetBy: *setBy}
+	}
+	return &Awaiting{Except: p, SetBy: *setBy}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// threadView renders a stored thread.
+func threadView(t *storage.Thread) *ThreadView {
+	return &ThreadView{
+		ID:               ThreadKey(t.ID),
+		Title:            t.Title,
+		State:            State(t.State),
+		StateOrigin:      t.StateOrigin,
+		StateConfirmedAt: utc(t.StateConfirmedAt),
+		ConfirmedState:   State(t.ConfirmedState),
+		Locked:           isLocked(t),
+		Creator:          t.Creator,
+		Awaiting:         awaitingOf(t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension, t.AwaitingSetBy),
+		MessageCount:     t.MessageCount,
+		CreatedAt:        t.CreatedAt.UTC(),
+		UpdatedAt:        t.UpdatedAt.UTC(),
+	}
+}
+
+// isLocked: a confirmed closed accepts nothing but reopen (§ 4).
+func isLocked(t *storage.Thread) bool {
+	return State(t.State) == StateClosed && t.StateConfirmedAt != nil
+}
+
+// messageView renders a stored message.
+func messageView(m *storage.Message) *MessageView {
+	v := &MessageView{
+		Parley:     "1",
+		ID:         MessageKey(m.ID),
+		Kind:       Kind(m.Kind),
+		Thread:     ThreadKey(m.ThreadID),
+		From:       Party{Identity: m.Identity, Extension: m.Extension},
+		AuthorKind: m.AuthorKind,
+		Body:       m.Body,
+		CreatedAt:  m.CreatedAt.UTC(),
+		Awaiting:   awaitingOf(m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, setByOf(m)),
+	}
+	if m.ParentID != nil {
+		p := MessageKey(*m.ParentID)
+		v.Parent = &p
+	}
+	if m.ProvenanceModel != nil || m.ProvenanceClient != nil {
+		v.Provenance = &Provenance{Model: m.ProvenanceModel, Client: m.ProvenanceClient}
+	}
+	return v
+}
+
+// eventView renders a stored event.
+func eventView(e *storage.Event) *EventView {
+	v := &EventView{
+		ID:          EventKey(e.ID),
+		Thread:      ThreadKey(e.ThreadID),
+		Subject:     e.Subject,
+		Act:         e.Act,
+		To:          State(e.ToState),
+		Origin:      e.Origin,
+		Actor:       Party{Identity: e.ActorIdentity, Extension: e.ActorExtension},
+		Label:       e.Label,
+		Confirmed:   e.Confirmed,
+		ConfirmedAt: utc(e.ConfirmedAt),
+		At:          e.At.UTC(),
+	}
+	if e.FromState != nil {
+		s := State(*e.FromState)
+		v.From = &s
+	}
+	if e.MessageID != nil {
+		m := MessageKey(*e.MessageID)
+		v.Message = &m
+	}
+	if e.ConfirmsEventID != nil {
+		c := EventKey(*e.ConfirmsEventID)
+		v.Confirms = &c
+	}
+	return v
+}
+
+// setByOf is the message that set the awaiting a message leaves: stored as NULL when it is the
+// message itself.
+func setByOf(m *storage.Message) *int64 {
+	if m.AwaitingSetBy != nil {
+		return m.AwaitingSetBy
+	}
+	id := m.ID
+	return &id
+}

@@ -1,0 +1,157 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Forum holds the queries on threads, messages and events. Inside DB.Write every query of one
+// operation shares one transaction; DB.Read gives the same queries outside one.
+type Forum struct {
+	db *DB
+	q  bun.IDB
+}
+
+// Write runs fn in one read-write transaction.
+func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, f *Forum) error) error {
+	return db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		return fn(ctx, &Forum{db: db, q: tx})
+	})
+}
+
+// Read gives the queries outside a transaction, for reads that need one statement each.
+func (db *DB) Read() *Forum { return &Forum{db: db, q: db.DB} }
+
+// Now is the database-independent clock of stored times: UTC, microseconds (what both
+// databases keep).
+func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// ThreadForUpdate reads a thread and, on Postgres, locks its row until the transaction ends,
+// so that writers of one thread take turns.
+func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) {
+	t := new(Thread)
+	q := f.q.NewSelect().Model(t).Where("id = ?", id)
+	err := f.db.lockForUpdate(q).Scan(ctx)
+	return t, translate(err)
+}
+
+// Thread reads one thread.
+func (f *Forum) Thread(ctx context.Context, id int64) (*Thread, error) {
+	t := new(Thread)
+	err := f.q.NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
+	return t, translate(err)
+}
+
+// Message reads one message.
+func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
+	m := new(Message)
+	err := f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx)
+	return m, translate(err)
+}
+
+// MessagesByID reads the given messages, in no particular order.
+func (f *Forum) MessagesByID(ctx context.Context, ids []int64) ([]Message, error) {
+	var out []Message
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := f.q.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
+	return out, translate(err)
+}
+
+// Messages reads a thread's messages in order of creation.
+func (f *Forum) Messages(ctx context.Context, threadID int64) ([]Message, error) {
+	var out []Message
+	err := f.q.NewSelect().Model(&out).Where("thread_id = ?", threadID).Order("id").Scan(ctx)
+	return out, translate(err)
+}
+
+// InsertThread stores a new thread and sets its ID.
+func (f *Forum) InsertThread(ctx context.Context, t *Thread) error {
+	_, err := f.q.NewInsert().Model(t).Returning("id").Exec(ctx)
+	return translate(err)
+}
+
+// InsertMessage stores a new message and sets its ID.
+func (f *Forum) InsertMessage(ctx context.Context, m *Message) error {
+	_, err := f.q.NewInsert().Model(m).Returning("id").Exec(ctx)
+	return translate(err)
+}
+
+// InsertEvent appends an event and sets its ID.
+func (f *Forum) InsertEvent(ctx context.Context, e *Event) error {
+	_, err := f.q.NewInsert().Model(e).Returning("id").Exec(ctx)
+	return translate(err)
+}
+
+// ConfirmEvent records that the state an event set has been confirmed.
+func (f *Forum) ConfirmEvent(ctx context.Context, id int64, at time.Time) error {
+	_, err := f.q.NewUpdate().Model((*Event)(nil)).
+		Set("confirmed = ?", true).Set("confirmed_at = ?", at).
+		Where("id = ?", id).Exec(ctx)
+	return translate(err)
+}
+
+// threadColumns are the columns an update of a thread writes; the inbox position has its own.
+var threadColumns = []string{
+	"title", "state", "state_origin", "state_confirmed_at", "confirmed_state", "state_event_id",
+	"root_message_id", "last_message_id", "message_count",
+	"awaiting_mode", "awaiting_identity", "awaiting_extension", "awaiting_set_by",
+	"inbox_to", "updated_at",
+}
+
+// UpdateThread writes a thread's changed state. With moveInbox it also gives the thread a new
+// inbox position, so that inbox readers holding an older cursor see it again.
+func (f *Forum) UpdateThread(ctx context.Context, t *Thread, moveInbox bool) error {
+	q := f.q.NewUpdate().Model(t).Column(threadColumns...).WherePK()
+	if moveInbox {
+		if f.db.kind == Postgres {
+			// Taken inside the UPDATE itself: one round trip, and the position belongs to
+			// the very transaction that commits the change (see horizonExpr).
+			q = q.Set("inbox_tx = pg_current_xact_id()::text::bigint").
+				Set("inbox_seq = nextval('inbox_seq')").
+				Returning("inbox_tx, inbox_seq")
+		} else {
+			pos, err := f.db.nextInboxPosition(ctx, f.q)
+			if err != nil {
+				return err
+			}
+			t.InboxTx, t.InboxSeq = pos.Tx, pos.Seq
+			q = q.Column("inbox_tx", "inbox_seq")
+		}
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// ThreadsPage lists threads newest first, optionally of one state, below the id beforeID
+// (0: from the newest).
+func (f *Forum) ThreadsPage(ctx context.Context, state string, beforeID int64, limit int) ([]Thread, error) {
+	var out []Thread
+	q := f.q.NewSelect().Model(&out).Order("id DESC").Limit(int64(limit))
+	if state != "" {
+		q = q.Where("state = ?", state)
+	}
+	if beforeID > 0 {
+		q = q.Where("id < ?", beforeID)
+	}
+	err := q.Scan(ctx)
+	return out, translate(err)
+}
+
+// Events reads a thread's events after the event id afterID, oldest first.
+func (f *Forum) Events(ctx context.Context, threadID, afterID int64, limit int) ([]Event, error) {
+	var out []Event
+	err := f.q.NewSelect().Model(&out).
+		Where("thread_id = ?", threadID).Where("id > ?", afterID).
+		Order("id").Limit(int64(limit)).Scan(ctx)
+	return out, translate(err)
+}
