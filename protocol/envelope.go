@@ -101,23 +101,23 @@ func decodeFrom(o *object, limits Limits) (string, *Error) {
 	if err := from.rest(); err != nil {
 		return "", err
 	}
-	if err := CheckExtension(ext, limits); err != nil {
+	if err := CheckExtension("from.extension", ext, limits); err != nil {
 		return "", err
 	}
 	return ext, nil
 }
 
 // CheckExtension validates an extension: "" is the default, else the pattern of § 1 within
-// extension_max_chars.
-func CheckExtension(ext string, limits Limits) *Error {
+// extension_max_chars. field names it in the refusal.
+func CheckExtension(field, ext string, limits Limits) *Error {
 	if ext == "" {
 		return nil
 	}
 	if n := utf8.RuneCountInString(ext); n > limits.ExtensionMaxChars {
-		return Refuse(ReasonInvalidBody, "field from.extension has %d characters; at most %d", n, limits.ExtensionMaxChars)
+		return Refuse(ReasonInvalidBody, "field %s has %d characters; at most %d", field, n, limits.ExtensionMaxChars)
 	}
 	if !extensionChars(ext) {
-		return Refuse(ReasonInvalidBody, "field from.extension must match ^[A-Za-z0-9][A-Za-z0-9._-]*$")
+		return Refuse(ReasonInvalidBody, "field %s must match ^[A-Za-z0-9][A-Za-z0-9._-]*$", field)
 	}
 	return nil
 }

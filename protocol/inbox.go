@@ -1,0 +1,164 @@
+package protocol
+
+import (
+	"context"
+	"time"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 7: the inbox — the threads whose turn is the caller's.
+
+// InboxItem is one thread whose turn is the caller's, with the awaiting and the message that
+// set it (the one to reply to).
+type InboxItem struct {
+	Thread   *ThreadView  `json:"thread"`
+	Awaiting *Awaiting    `json:"awaiting"`
+	Message  *MessageView `json:"message"`
+}
+
+// InboxResult is one page of the inbox, oldest change first.
+type InboxResult struct {
+	Items  []InboxItem `json:"items"`
+	Cursor string      `json:"cursor"`
+	More   bool        `json:"more"`
+}
+
+// inboxParams is the decoded input of an inbox read.
+type inboxParams struct {
+	after     storage.Position
+	extension *string
+	limit     int
+	wait      time.Duration
+}
+
+// pollEvery bounds how long a long poll can miss a change committed by another instance.
+const pollEvery = time.Second
+
+// Inbox answers {since?, extension?, limit?, wait_seconds?}. With wait_seconds it waits, up
+// to that long, until something is the caller's.
+func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult, error) {
+	if a == nil {
+		return nil, requireActor(a, RightRead)
+	}
+	p, err := s.decodeInbox(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(p.wait)
+	for {
+		changed := s.changes.wait()
+		res, err := s.readInbox(ctx, a, p)
+		if err != nil || len(res.Items) > 0 || !time.Now().Before(deadline) {
+			return res, err
+		}
+		p.after, _ = parseInboxCursor("since", res.Cursor)
+		timer := time.NewTimer(min(pollEvery, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return res, nil
+		case <-changed:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
+}
+
+func (s *Service) decodeInbox(raw []byte) (*inboxParams, *Error) {
+	o, err := decodeObject(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	p := &inboxParams{}
+	since, hasSince, err := o.str("since")
+	if err != nil {
+		return nil, err
+	}
+	if hasSince {
+		if p.after, err = parseInboxCursor("since", since); err != nil {
+			return nil, err
+		}
+	}
+	ext, hasExt, err := o.str("extension")
+	if err != nil {
+		return nil, err
+	}
+	if hasExt {
+		if err := CheckExtension("extension", ext, s.limits); err != nil {
+			return nil, err
+		}
+		p.extension = &ext
+	}
+	limit, hasLimit, err := o.count("limit", 1, s.limits.InboxMaxItems, true)
+	if err != nil {
+		return nil, err
+	}
+	p.limit = s.limits.InboxDefaultItems
+	if hasLimit {
+		p.limit = limit
+	}
+	wait, _, err := o.count("wait_seconds", 0, s.limits.InboxMaxWaitSeconds, true)
+	if err != nil {
+		return nil, err
+	}
+	p.wait = time.Duration(wait) * time.Second
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {
+	read := s.db.Read()
+	rows, horizon, err := read.Inbox(ctx, storage.InboxQuery{
+		Identity: a.Identity, Extension: p.extension, After: p.after, Limit: p.limit + 1,
+	})
+	if err != nil {
+		return nil, fault(err)
+	}
+	res := &InboxResult{Items: []InboxItem{}}
+	if len(rows) > p.limit {
+		rows, res.More = rows[:p.limit], true
+	}
+	ids := make([]int64, 0, len(rows))
+	for _, r := range rows {
+		if r.Thread.AwaitingSetBy != nil {
+			ids = append(ids, *r.Thread.AwaitingSetBy)
+		}
+	}
+	msgs, err := read.MessagesByID(ctx, ids)
+	if err != nil {
+		return nil, fault(err)
+	}
+	byID := make(map[int64]*storage.Message, len(msgs))
+	for i := range msgs {
+		byID[msgs[i].ID] = &msgs[i]
+	}
+	for i := range rows {
+		t := &rows[i].Thread
+		item := InboxItem{Thread: threadView(t), Awaiting: threadView(t).Awaiting}
+		if t.AwaitingSetBy != nil {
+			if m, ok := byID[*t.AwaitingSetBy]; ok {
+				item.Message = messageView(m)
+			}
+		}
+		res.Items = append(res.Items, item)
+	}
+	// More to read: continue after the last item. Else everything up to the horizon is seen.
+	cursor := horizon
+	if res.More {
+		cursor = rows[len(rows)-1].Position
+	} else if len(rows) > 0 && horizon.Less(rows[len(rows)-1].Position) {
+		cursor = rows[len(rows)-1].Position
+	}
+	if cursor.Less(p.after) {
+		cursor = p.after
+	}
+	res.Cursor = inboxCursor(cursor)
+	return res, nil
+}
+

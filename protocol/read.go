@@ -1,0 +1,210 @@
+package protocol
+
+import (
+	"context"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 7: reading threads and events.
+
+// ReadThreadResult is a thread with its messages as a tree and its claims.
+type ReadThreadResult struct {
+	Thread   *ThreadView    `json:"thread"`
+	Messages []*MessageView `json:"messages"`
+	Claims   []any          `json:"claims"`
+}
+
+// ReadThread answers {thread} with the thread, its message tree nested by parent (siblings in
+// order of creation) and its claims.
+func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadThreadResult, error) {
+	if a == nil {
+		return nil, requireActor(a, RightRead)
+	}
+	o, err := decodeObject(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	id, err := requiredThread(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	read := s.db.Read()
+	t, err2 := read.Thread(ctx, id)
+	if err2 != nil {
+		return nil, fault(notFound(err2, "thread %s not found", ThreadKey(id)))
+	}
+	msgs, err2 := read.Messages(ctx, id)
+	if err2 != nil {
+		return nil, fault(err2)
+	}
+	return &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs), Claims: []any{}}, nil
+}
+
+// messageTree nests messages by parent; msgs come in order of creation, so siblings do too.
+func messageTree(msgs []storage.Message) []*MessageView {
+	views := make(map[int64]*MessageView, len(msgs))
+	roots := []*MessageView{}
+	for i := range msgs {
+		m := &msgs[i]
+		v := messageView(m)
+		views[m.ID] = v
+		if m.ParentID == nil {
+			roots = append(roots, v)
+			continue
+		}
+		if p, ok := views[*m.ParentID]; ok {
+			p.Replies = append(p.Replies, v)
+		} else {
+			roots = append(roots, v) // cannot happen: a parent is older than its reply
+		}
+	}
+	return roots
+}
+
+// requiredThread takes the thread field every thread operation needs.
+func requiredThread(o *object) (int64, *Error) {
+	id, ok, err := o.id("thread", "th_")
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, Refuse(ReasonInvalidBody, "field thread is missing")
+	}
+	return id, nil
+}
+
+// ListThreadsResult is one page of threads, newest first.
+type ListThreadsResult struct {
+	Threads []*ThreadView `json:"threads"`
+	Cursor  *string       `json:"cursor"`
+	More    bool          `json:"more"`
+}
+
+// ListThreads answers {state?, cursor?, limit?}.
+func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListThreadsResult, error) {
+	if a == nil {
+		return nil, requireActor(a, RightRead)
+	}
+	o, err := decodeObject(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	state, _, err := o.str("state")
+	if err != nil {
+		return nil, err
+	}
+	if state != "" && !IsState(State(state)) {
+		return nil, Refuse(ReasonInvalidBody, "field state %q is not one of open, answered, decided, closed, deferred, obsolete, rejected", state)
+	}
+	cursor, hasCursor, err := o.str("cursor")
+	if err != nil {
+		return nil, err
+	}
+	var before int64
+	if hasCursor {
+		n, err := decodeCursor("cursor", threadsCursorTag, cursor, 1)
+		if err != nil {
+			return nil, err
+		}
+		before = n[0]
+	}
+	limit, hasLimit, err := o.count("limit", 1, s.limits.ListMaxItems, true)
+	if err != nil {
+		return nil, err
+	}
+	if !hasLimit {
+		limit = min(50, s.limits.ListMaxItems)
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	rows, err2 := s.db.Read().ThreadsPage(ctx, state, before, limit+1)
+	if err2 != nil {
+		return nil, fault(err2)
+	}
+	res := &ListThreadsResult{Threads: []*ThreadView{}}
+	if len(rows) > limit {
+		rows, res.More = rows[:limit], true
+	}
+	for i := range rows {
+		res.Threads = append(res.Threads, threadView(&rows[i]))
+	}
+	if res.More {
+		c := encodeCursor(threadsCursorTag, rows[len(rows)-1].ID)
+		res.Cursor = &c
+	}
+	return res, nil
+}
+
+// ReadEventsResult is a thread's events after a cursor, oldest first.
+type ReadEventsResult struct {
+	Events []*EventView `json:"events"`
+	Cursor string       `json:"cursor"`
+	More   bool         `json:"more"`
+}
+
+// eventsPage bounds one read of events.
+const eventsPage = 1000
+
+// ReadEvents answers {thread, since?}.
+func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEventsResult, error) {
+	if a == nil {
+		return nil, requireActor(a, RightRead)
+	}
+	o, err := decodeObject(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	id, err := requiredThread(o)
+	if err != nil {
+		return nil, err
+	}
+	since, hasSince, err := o.str("since")
+	if err != nil {
+		return nil, err
+	}
+	var after int64
+	if hasSince {
+		n, err := decodeCursor("since", eventsCursorTag, since, 1)
+		if err != nil {
+			return nil, err
+		}
+		after = n[0]
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	read := s.db.Read()
+	if _, err := read.Thread(ctx, id); err != nil {
+		return nil, fault(notFound(err, "thread %s not found", ThreadKey(id)))
+	}
+	// Writers of one thread take turns (its row lock), so its event ids grow in commit order
+	// and an id cursor never skips.
+	rows, err2 := read.Events(ctx, id, after, eventsPage+1)
+	if err2 != nil {
+		return nil, fault(err2)
+	}
+	res := &ReadEventsResult{Events: []*EventView{}}
+	if len(rows) > eventsPage {
+		rows, res.More = rows[:eventsPage], true
+	}
+	for i := range rows {
+		res.Events = append(res.Events, eventView(&rows[i]))
+		after = rows[i].ID
+	}
+	res.Cursor = encodeCursor(eventsCursorTag, after)
+	return res, nil
+}
