@@ -12,4 +12,8 @@ var (
 	ErrAlreadyExists = errors.New("storage: already exists")
 	// ErrUnavailable: the database cannot be reached right now; retrying later may succeed.
 	ErrUnavailable = errors.New("storage: database unavailable")
+	// ErrRevoked: the token exists but was revoked. Callers answer it exactly as ErrNotFound
+	// (a client learns nothing from the difference); it exists so that logs can tell a
+	// revoked token still in use from a made-up one.
+	ErrRevoked = errors.New("storage: token revoked")
 )
