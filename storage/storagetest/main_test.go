@@ -1,0 +1,5 @@
+package storagetest
+
+import "testing"
+
+func TestMain(m *testing.M) { Main(m) }
