@@ -1,0 +1,33 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// errorHandler answers an error a handler returned. A *fiber.Error (404, 405, 413 …) is the
+// client's to know; anything else is logged and answered as a bare 500, so that no internal
+// detail (an SQL error, a file path) reaches the client.
+func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+	return func(c *fiber.Ctx, err error) error {
+		var fe *fiber.Error
+		if !errors.As(err, &fe) {
+			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+			fe = fiber.ErrInternalServerError
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+		return c.Status(fe.Code).SendString(fe.Message)
+	}
+}
+
+// logPanic logs a handler's panic with its stack; recover then answers 500.
+func logPanic(log *slog.Logger) func(c *fiber.Ctx, e any) {
+	return func(c *fiber.Ctx, e any) {
+		log.Error("request panicked", "method", c.Method(), "path", c.Path(), "panic", fmt.Sprint(e),
+			"stack", string(debug.Stack()))
+	}
+}
