@@ -1,0 +1,212 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/storage"
+)
+
+// Config is everything an instance is told from outside.
+type Config struct {
+	Addr       string
+	DB         string
+	Realm      string
+	SessionKey string // "" means: generate one on first start and keep it in the database
+	Limits     protocol.Limits
+}
+
+// option is one setting with the three places it can come from. Where a value is found first
+// is decided by load: a flag, then the environment, then the config file, then def.
+type option struct {
+	flag  string // --flag
+	env   string // environment variable
+	key   string // key in the config file
+	def   string
+	usage string
+	set   func(c *Config, v string) error
+}
+
+// minSessionKey is the shortest session key accepted: 32 characters carry at least the 128
+// bits a cookie signature needs even when they are only hex digits.
+const minSessionKey = 32
+
+// options is the one table of Parley's settings. The limits, whose names come from
+// protocol.Limits, have their own section: see limitEnvPrefix and the [limits] table.
+var options = []option{
+	{flag: "addr", env: "PARLEY_ADDR", key: "addr", def: "127.0.0.1:8080",
+		usage: "`HOST:PORT` to listen on (port 0: any free port)",
+		set: func(c *Config, v string) error {
+			if _, port, err := net.SplitHostPort(v); err != nil {
+				return fmt.Errorf("address %q is not HOST:PORT", v)
+			} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+				return fmt.Errorf("address %q has no valid port", v)
+			}
+			c.Addr = v
+			return nil
+		}},
+	{flag: "db", env: "PARLEY_DB", key: "db", def: storage.DefaultURL,
+		usage: "database `URL`: postgres://user:pass@host:port/db, sqlite:PATH or sqlite::memory:",
+		set: func(c *Config, v string) error {
+			if v == "" {
+				return errors.New("the database URL is empty")
+			}
+			c.DB = v
+			return nil
+		}},
+	{flag: "realm", env: "PARLEY_REALM", key: "realm", def: protocol.DefaultRealm,
+		usage: "the `NAME` of the realm of agent identities: NAME:<handle>",
+		set: func(c *Config, v string) error {
+			if !protocol.ValidHandle(v) || v == protocol.HumanRealm {
+				return fmt.Errorf("realm %q is not valid (lower-case letters, digits, '.', '_', '-'; not %q)", v, protocol.HumanRealm)
+			}
+			c.Realm = v
+			return nil
+		}},
+	{flag: "session-key", env: "PARLEY_SESSION_KEY", key: "session_key", def: "",
+		usage: "secret that signs the pages' session cookies (default: generated and kept in the database)",
+		set: func(c *Config, v string) error {
+			if len(v) < minSessionKey {
+				return fmt.Errorf("the session key needs at least %d characters", minSessionKey)
+			}
+			c.SessionKey = v
+			return nil
+		}},
+}
+
+const (
+	configEnv      = "PARLEY_CONFIG"
+	limitEnvPrefix = "PARLEY_LIMIT_"
+	limitsTable    = "limits"
+)
+
+// load builds the configuration from the flags that were given (name → value; only flags
+// set on the command line), the environment (as os.Environ gives it) and the config file
+// named by --config or PARLEY_CONFIG. An empty environment variable counts as unset. Every
+// error is the operator's to fix, so main reports it as a usage error.
+func load(flags map[string]string, environ []string) (Config, error) {
+	var c Config
+	c.Limits = protocol.DefaultLimits()
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, _ := strings.Cut(kv, "="); v != "" {
+			env[k] = v
+		}
+	}
+
+	path, given := flags["config"]
+	if !given {
+		path = env[configEnv]
+	}
+	file, err := readConfigFile(path)
+	if err != nil {
+		return c, err
+	}
+
+	for _, o := range options {
+		value, from := o.def, "default"
+		if v, ok := file.values[o.key]; ok {
+			value, from = v, fmt.Sprintf("%s in %s", o.key, path)
+		}
+		if v, ok := env[o.env]; ok {
+			value, from = v, o.env
+		}
+		if v, ok := flags[o.flag]; ok {
+			value, from = v, "--"+o.flag
+		}
+		if from == "default" && o.def == "" {
+			continue // nothing given and nothing to default to
+		}
+		if err := o.set(&c, value); err != nil {
+			return c, fmt.Errorf("%s: %v", from, err)
+		}
+	}
+
+	// Limits: the file first, then the environment over it.
+	for _, name := range sortedKeys(file.limits) {
+		if err := c.Limits.Set(name, file.limits[name]); err != nil {
+			return c, fmt.Errorf("[%s] in %s: %v", limitsTable, path, err)
+		}
+	}
+	for _, k := range sortedKeys(env) {
+		if name, ok := strings.CutPrefix(k, limitEnvPrefix); ok {
+			if err := c.Limits.Set(name, env[k]); err != nil {
+				return c, fmt.Errorf("%s: %v", k, err)
+			}
+		}
+	}
+	if err := c.Limits.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// configFile is what a config file says, as strings, before the table gives it meaning.
+type configFile struct {
+	values map[string]string // option key → value
+	limits map[string]string // limit name → value
+}
+
+// readConfigFile reads the TOML file at path ("" for none). Unknown keys are refused, so that
+// a misspelt setting is found when the server starts and not when it behaves oddly.
+func readConfigFile(path string) (configFile, error) {
+	f := configFile{values: map[string]string{}, limits: map[string]string{}}
+	if path == "" {
+		return f, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return f, fmt.Errorf("cannot read the config file: %v", err)
+	}
+	var raw map[string]any
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return f, fmt.Errorf("config file %s: %v", path, oneLine(err.Error()))
+	}
+	known := map[string]bool{}
+	for _, o := range options {
+		known[o.key] = true
+	}
+	for _, key := range sortedKeys(raw) {
+		switch v := raw[key].(type) {
+		case string:
+			if !known[key] {
+				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
+			}
+			f.values[key] = v
+		case map[string]any:
+			if key != limitsTable {
+				return f, fmt.Errorf("config file %s: unknown table [%s]", path, key)
+			}
+			for _, name := range sortedKeys(v) {
+				n, ok := v[name].(int64)
+				if !ok {
+					return f, fmt.Errorf("config file %s: [%s] %s must be a whole number", path, limitsTable, name)
+				}
+				f.limits[name] = strconv.FormatInt(n, 10)
+			}
+		default:
+			if !known[key] {
+				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
+			}
+			return f, fmt.Errorf("config file %s: %s must be a string", path, key)
+		}
+	}
+	return f, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

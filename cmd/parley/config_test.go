@@ -1,0 +1,155 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+func TestConfigPrecedence(t *testing.T) {
+	defaults := Config{Addr: "127.0.0.1:8080", DB: "sqlite:parley-data/parley.db", Realm: "ainotes", Limits: protocol.DefaultLimits()}
+	key := func(c string) string { return strings.Repeat(c, 32) }
+	withLimits := func(c Config, set func(l *protocol.Limits)) Config {
+		set(&c.Limits)
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		flags map[string]string
+		env   []string
+		file  string // TOML; written to a file named by PARLEY_CONFIG unless flags name one
+		want  Config
+	}{
+		{name: "defaults", want: defaults},
+		{
+			name: "file over defaults",
+			file: "addr = \"0.0.0.0:9000\"\ndb = \"sqlite:/var/lib/parley.db\"\nrealm = \"lab\"\nsession_key = \"" + key("f") + "\"\n",
+			want: Config{Addr: "0.0.0.0:9000", DB: "sqlite:/var/lib/parley.db", Realm: "lab", SessionKey: key("f"), Limits: protocol.DefaultLimits()},
+		},
+		{
+			name: "environment over file",
+			file: "addr = \"0.0.0.0:9000\"\nrealm = \"lab\"\nsession_key = \"" + key("f") + "\"\n",
+			env:  []string{"PARLEY_ADDR=127.0.0.1:7000", "PARLEY_REALM=env", "PARLEY_SESSION_KEY=" + key("e")},
+			want: Config{Addr: "127.0.0.1:7000", DB: defaults.DB, Realm: "env", SessionKey: key("e"), Limits: protocol.DefaultLimits()},
+		},
+		{
+			name:  "flags over environment and file",
+			file:  "addr = \"0.0.0.0:9000\"\ndb = \"sqlite:file.db\"\nrealm = \"lab\"\n",
+			env:   []string{"PARLEY_ADDR=127.0.0.1:7000", "PARLEY_DB=sqlite:env.db", "PARLEY_REALM=env"},
+			flags: map[string]string{"addr": "127.0.0.1:0", "db": "sqlite::memory:", "realm": "flag", "session-key": key("x")},
+			want:  Config{Addr: "127.0.0.1:0", DB: "sqlite::memory:", Realm: "flag", SessionKey: key("x"), Limits: protocol.DefaultLimits()},
+		},
+		{
+			name:  "each source fills what the ones above leave",
+			file:  "addr = \"0.0.0.0:9000\"\ndb = \"sqlite:file.db\"\nrealm = \"lab\"\n",
+			env:   []string{"PARLEY_DB=sqlite:env.db"},
+			flags: map[string]string{"realm": "flag"},
+			want:  Config{Addr: "0.0.0.0:9000", DB: "sqlite:env.db", Realm: "flag", Limits: protocol.DefaultLimits()},
+		},
+		{
+			name: "an empty variable counts as unset",
+			file: "realm = \"lab\"\n",
+			env:  []string{"PARLEY_REALM=", "PARLEY_DB="},
+			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "lab", Limits: protocol.DefaultLimits()},
+		},
+		{
+			name: "limits: environment over file over defaults",
+			file: "[limits]\nwrites_per_minute = 500\nbody_max_chars = 800\n",
+			env:  []string{"PARLEY_LIMIT_WRITES_PER_MINUTE=100000", "PARLEY_LIMIT_verify_quorum=3"},
+			want: withLimits(defaults, func(l *protocol.Limits) {
+				l.WritesPerMinute = 100000
+				l.BodyMaxChars = 800
+				l.VerifyQuorum = 3
+			}),
+		},
+		{
+			name:  "--config over PARLEY_CONFIG",
+			flags: map[string]string{"config": "FILE"},
+			env:   []string{"PARLEY_CONFIG=/nonexistent/parley.toml"},
+			file:  "realm = \"chosen\"\n",
+			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "chosen", Limits: protocol.DefaultLimits()},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flags, env := configFixture(t, tc.flags, tc.env, tc.file)
+			got, err := load(flags, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags map[string]string
+		env   []string
+		file  string
+		want  string // in the error message
+	}{
+		{name: "bad realm flag", flags: map[string]string{"realm": "Not Valid"}, want: "--realm"},
+		{name: "realm human", env: []string{"PARLEY_REALM=human"}, want: "PARLEY_REALM"},
+		{name: "bad realm in file", file: "realm = \"a:b\"\n", want: "realm in"},
+		{name: "address without port", flags: map[string]string{"addr": "localhost"}, want: "--addr"},
+		{name: "address with a bad port", env: []string{"PARLEY_ADDR=127.0.0.1:99999"}, want: "PARLEY_ADDR"},
+		{name: "empty database URL", flags: map[string]string{"db": ""}, want: "--db"},
+		{name: "short session key", flags: map[string]string{"session-key": "short"}, want: "at least 32"},
+		{name: "unknown key", file: "adress = \"x\"\n", want: `unknown key "adress"`},
+		{name: "unknown table", file: "[limit]\nwrites_per_minute = 1\n", want: "unknown table [limit]"},
+		{name: "unknown limit in file", file: "[limits]\nwrites_per_hour = 1\n", want: "writes_per_hour"},
+		{name: "limit not a number", file: "[limits]\nwrites_per_minute = \"many\"\n", want: "whole number"},
+		{name: "key not a string", file: "addr = 8080\n", want: "addr must be a string"},
+		{name: "not TOML", file: "addr = \n", want: "config file"},
+		{name: "unknown limit in environment", env: []string{"PARLEY_LIMIT_WRITES_PER_HOUR=1"}, want: "PARLEY_LIMIT_WRITES_PER_HOUR"},
+		{name: "limit below one", env: []string{"PARLEY_LIMIT_BODY_MAX_CHARS=0"}, want: "at least 1"},
+		{name: "limits that contradict", env: []string{"PARLEY_LIMIT_INBOX_DEFAULT_ITEMS=200"}, want: "inbox_default_items"},
+		{name: "missing config file", env: []string{"PARLEY_CONFIG=/nonexistent/parley.toml"}, want: "cannot read the config file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flags, env := configFixture(t, tc.flags, tc.env, tc.file)
+			_, err := load(flags, env)
+			if err == nil {
+				t.Fatal("load succeeded")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not mention %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error %q has more than one line", err)
+			}
+		})
+	}
+}
+
+// configFixture writes file (if any) and names it by PARLEY_CONFIG, or by --config where the
+// flags say "FILE".
+func configFixture(t *testing.T, flags map[string]string, env []string, file string) (map[string]string, []string) {
+	t.Helper()
+	out := map[string]string{}
+	for k, v := range flags {
+		out[k] = v
+	}
+	env = append([]string(nil), env...)
+	if file == "" {
+		return out, env
+	}
+	path := filepath.Join(t.TempDir(), "parley.toml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out["config"] == "FILE" {
+		out["config"] = path
+	} else {
+		env = append(env, "PARLEY_CONFIG="+path)
+	}
+	return out, env
+}

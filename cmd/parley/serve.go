@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/web"
+)
+
+// shutdownTimeout is how long requests in flight may take to finish after SIGINT or SIGTERM.
+// It covers the longest long poll (inbox_max_wait_seconds, 30 by default) with room to spare,
+// and stays below the 30 s to 60 s that process supervisors wait before they kill.
+const shutdownTimeout = 25 * time.Second
+
+func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
+	f := newFlags(s, c)
+	f.option("addr")
+	f.option("session-key")
+	positional, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.noArguments(positional); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	err = serve(ctx, s, cfg)
+	if err != nil && ctx.Err() != nil {
+		// Stopped while starting: what failed was only cut short by the signal.
+		fmt.Fprintln(s.out, "parley: stopped")
+		return nil
+	}
+	return err
+}
+
+// serve runs the server until ctx ends, then shuts it down. Everything that needs the
+// database happens before the socket opens, so that once the server says it is listening,
+// nothing is left that could fail.
+func serve(ctx context.Context, s *stdio, cfg Config) error {
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sessionKey := cfg.SessionKey
+	if sessionKey == "" {
+		if sessionKey, _, err = db.SettingOrCreate(ctx, storage.SettingSessionKey, newSessionKey); err != nil {
+			return fmt.Errorf("keeping the session key: %w", err)
+		}
+	}
+	setupCode, err := pendingSetupCode(ctx, db)
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v", cfg.Addr, err)
+	}
+	app := web.New(web.Options{
+		DB:         db,
+		Realm:      cfg.Realm,
+		Limits:     cfg.Limits,
+		Version:    parleyVersion(),
+		SessionKey: sessionKey,
+		Logger:     slog.New(slog.NewTextHandler(s.err, nil)),
+	})
+	served := make(chan error, 1)
+	go func() { served <- app.Listener(ln) }()
+
+	// The socket is listening, so connections from now on wait in its queue until the server
+	// takes them: the line is true as soon as it is printed.
+	base := baseURL(ln.Addr())
+	fmt.Fprintf(s.out, "parley %s listening on %s (database %s, realm %s)\n", parleyVersion(), base, db.URL(), cfg.Realm)
+	if setupCode != "" {
+		fmt.Fprintf(s.out, "no account yet: create the first one at %s/setup?code=%s\n", base, url.QueryEscape(setupCode))
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("the server stopped: %v", err)
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(s.out, "parley: shutting down")
+	if err := app.ShutdownWithTimeout(shutdownTimeout); err != nil {
+		fmt.Fprintf(s.err, "parley: requests still running after %s were cut off\n", shutdownTimeout)
+	}
+	// A shutdown that came before the server took the listener finds nothing to close; closing
+	// it here ends Listener in that case too.
+	_ = ln.Close()
+	<-served
+	fmt.Fprintln(s.out, "parley: stopped")
+	return nil
+}
+
+// pendingSetupCode is the one-time code of the setup address while the instance has no
+// human account, and "" once it has one. The code stays the same across restarts until the
+// first account exists, so an address printed earlier keeps working.
+func pendingSetupCode(ctx context.Context, db *storage.DB) (string, error) {
+	n, err := db.CountUsers(ctx)
+	if err != nil {
+		return "", fmt.Errorf("counting the users: %w", err)
+	}
+	if n > 0 {
+		return "", nil
+	}
+	code, _, err := db.SettingOrCreate(ctx, storage.SettingSetupCode, newSetupCode)
+	if err != nil {
+		return "", fmt.Errorf("keeping the setup code: %w", err)
+	}
+	return code, nil
+}
+
+// baseURL is the address to reach a server listening on addr. A server listening on every
+// interface is reached through localhost from the machine it runs on.
+func baseURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// newSessionKey makes 256 random bits, hex: enough for any cookie signature and cipher key
+// the pages derive from it.
+func newSessionKey() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// newSetupCode makes 144 random bits in 24 URL-safe characters: unguessable, and short
+// enough to type from a terminal into a browser.
+func newSetupCode() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}

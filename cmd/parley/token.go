@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/storage"
+)
+
+// maxLabel bounds a moderation label, which the pages show beside every state a lock holder
+// sets ("KI · <label>").
+const maxLabel = 64
+
+func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) error {
+	f := newFlags(s, c)
+	handle := f.String("handle", "", "the agent's `HANDLE`: the token acts as <realm>:HANDLE")
+	human := f.String("human", "", "a personal token acting as human:`NAME`")
+	rightsList := f.String("rights", protocol.DefaultAgentRights.String(), "the agent's `RIGHTS`, of read, write, lock, verify")
+	label := f.String("label", "", "the moderation `LABEL` of a lock holder (default: the handle)")
+	asJSON := f.Bool("json", false, "print {\"token\",\"identity\",\"rights\",\"label\",\"id\"} instead of the secret alone")
+	positional, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.noArguments(positional); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	given := f.given()
+	nt, err := newTokenFor(cfg.Realm, given, *handle, *human, *rightsList, *label)
+	if err != nil {
+		return err
+	}
+
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	secret, err := protocol.NewTokenSecret()
+	if err != nil {
+		return err
+	}
+	nt.SecretHash = protocol.HashTokenSecret(secret)
+	t, err := db.CreateToken(ctx, nt)
+	if err != nil {
+		return fmt.Errorf("creating the token: %w", err)
+	}
+	if !*asJSON {
+		fmt.Fprintln(s.out, secret)
+		return nil
+	}
+	return json.NewEncoder(s.out).Encode(struct {
+		Token    string   `json:"token"`
+		Identity string   `json:"identity"`
+		Rights   []string `json:"rights"`
+		Label    *string  `json:"label"`
+		ID       int64    `json:"id"`
+	}{secret, t.Identity, rightsOf(t), t.Label, t.ID})
+}
+
+// newTokenFor checks the flags of token create and says what token they ask for.
+func newTokenFor(realm string, given map[string]string, handle, human, rightsList, label string) (storage.NewToken, error) {
+	_, hasHandle := given["handle"]
+	_, hasHuman := given["human"]
+	_, hasRights := given["rights"]
+	_, hasLabel := given["label"]
+	switch {
+	case hasHandle == hasHuman:
+		return storage.NewToken{}, usagef("token create: give either --handle HANDLE or --human NAME")
+	case hasHuman && (hasRights || hasLabel):
+		return storage.NewToken{}, usagef("token create: a human token holds every right and has no label: drop --rights and --label")
+	case hasHuman:
+		if !protocol.ValidHandle(human) {
+			return storage.NewToken{}, usagef("token create: %q is not a valid name (lower-case letters, digits, '.', '_', '-'; up to 64)", human)
+		}
+		return storage.NewToken{
+			Identity: protocol.HumanIdentity(human),
+			Human:    true,
+			Rights:   protocol.AllRightsSet().String(),
+		}, nil
+	}
+	if !protocol.ValidHandle(handle) {
+		return storage.NewToken{}, usagef("token create: %q is not a valid handle (lower-case letters, digits, '.', '_', '-'; up to 64)", handle)
+	}
+	rights, err := protocol.ParseRights(rightsList)
+	if err != nil {
+		return storage.NewToken{}, usagef("token create: %v", err)
+	}
+	nt := storage.NewToken{Identity: protocol.AgentIdentity(realm, handle), Rights: rights.String()}
+	if hasLabel {
+		if err := checkLabel(label); err != nil {
+			return storage.NewToken{}, usagef("token create: %v", err)
+		}
+		nt.Label = &label
+	}
+	return nt, nil
+}
+
+func checkLabel(label string) error {
+	if strings.TrimSpace(label) != label || label == "" {
+		return fmt.Errorf("the label %q is empty or starts or ends with a space", label)
+	}
+	if utf8.RuneCountInString(label) > maxLabel {
+		return fmt.Errorf("the label has more than %d characters", maxLabel)
+	}
+	for _, r := range label {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("the label %q has a character that cannot be shown", label)
+		}
+	}
+	return nil
+}
+
+// rightsOf is a token's rights as a list, in the manifest's order.
+func rightsOf(t *storage.Token) []string {
+	r, err := protocol.ParseRights(t.Rights)
+	if err != nil {
+		return strings.Split(t.Rights, ",") // as stored: a listing shows what is there
+	}
+	return r.List()
+}
+
+func runTokenList(ctx context.Context, s *stdio, c *command, args []string) error {
+	f := newFlags(s, c)
+	asJSON := f.Bool("json", false, "print a JSON array")
+	positional, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if err := f.noArguments(positional); err != nil {
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	tokens, err := db.Tokens(ctx)
+	if err != nil {
+		return fmt.Errorf("listing the tokens: %w", err)
+	}
+	if *asJSON {
+		return printTokensJSON(s, tokens)
+	}
+	return printTokensTable(s, tokens)
+}
+
+// The listing names each token by what it is, never by its secret or the secret's hash.
+
+type listedToken struct {
+	ID        int64      `json:"id"`
+	Identity  string     `json:"identity"`
+	Human     bool       `json:"human"`
+	Rights    []string   `json:"rights"`
+	Label     *string    `json:"label"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at"`
+}
+
+func printTokensJSON(s *stdio, tokens []storage.Token) error {
+	out := make([]listedToken, 0, len(tokens))
+	for i := range tokens {
+		t := &tokens[i]
+		out = append(out, listedToken{t.ID, t.Identity, t.Human, rightsOf(t), t.Label, t.CreatedAt.UTC(), utcOrNil(t.RevokedAt)})
+	}
+	return json.NewEncoder(s.out).Encode(out)
+}
+
+func printTokensTable(s *stdio, tokens []storage.Token) error {
+	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tIDENTITY\tRIGHTS\tLABEL\tCREATED\tREVOKED")
+	for i := range tokens {
+		t := &tokens[i]
+		label, revoked := "-", "-"
+		if t.Label != nil {
+			label = *t.Label
+		}
+		if t.RevokedAt != nil {
+			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Identity, strings.Join(rightsOf(t), ","),
+			label, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
+	}
+	return tw.Flush()
+}
+
+func utcOrNil(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func runTokenRevoke(ctx context.Context, s *stdio, c *command, args []string) error {
+	f := newFlags(s, c)
+	positional, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(positional) != 1 {
+		return usagef("token revoke: give exactly one token ID (see parley token list)")
+	}
+	id, err := strconv.ParseInt(positional[0], 10, 64)
+	if err != nil || id < 1 {
+		return usagef("token revoke: %q is not a token ID (a whole number, see parley token list)", positional[0])
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.RevokeToken(ctx, id); errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("no token with ID %d (see parley token list)", id)
+	} else if err != nil {
+		return fmt.Errorf("revoking token %d: %w", id, err)
+	}
+	fmt.Fprintf(s.out, "revoked token %d\n", id)
+	return nil
+}
