@@ -51,7 +51,11 @@ func New(opts Options) *fiber.App {
 	})
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
 
+	// One operation layer for every transport: the same decisions, one rate limiter.
+	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version})
+
 	registerHealth(app, opts.DB, opts.Logger)
+	registerAPI(app, svc, opts.Logger)
 	registerStatic(app, opts.Static)
 	registerSetup(app, opts.DB)
 	return app

@@ -1,0 +1,115 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+// How the HTTP binding answers: JSON in UTF-8, refusals as § 9's object with its status.
+
+// isAPIPath reports whether a request path belongs to the HTTP binding, whose errors are
+// answered as refusals in JSON rather than as text. Routing ignores case, so this does too.
+func isAPIPath(path string) bool {
+	p := strings.ToLower(path)
+	return p == "/v1" || strings.HasPrefix(p, "/v1/") || strings.TrimSuffix(p, "/") == "/.well-known/parley"
+}
+
+// writeJSON answers v as JSON. Answers are never cached: most depend on the token, and all of
+// them on the moment. HTML characters stay as they are (no \u003c): the content type is JSON
+// and nosniff keeps browsers from reading it as anything else.
+func writeJSON(c *fiber.Ctx, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	return c.Status(status).Send(buf.Bytes())
+}
+
+// writeRefusal answers a refusal of § 9: its object, with its status; for 429 the seconds to
+// wait also as Retry-After, and for 401 the scheme to use (RFC 9110 § 11.6.1).
+func writeRefusal(c *fiber.Ctx, e *protocol.Error) error {
+	if e.Status == 0 {
+		e.Status = e.Reason.Status()
+	}
+	if e.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+	}
+	if e.Status == fiber.StatusUnauthorized {
+		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="parley"`)
+	}
+	return writeJSON(c, e.Status, e)
+}
+
+// internalFault is the whole answer to a fault of the server: what went wrong is logged,
+// never sent, so that no SQL, path or secret reaches a client.
+var internalFault = struct {
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
+	Status  int    `json:"status"`
+}{"internal", "the server failed to answer; the fault is logged", fiber.StatusInternalServerError}
+
+// writeError answers what an operation returned: a refusal as itself, anything else as a
+// fault of the server.
+func (a *api) writeError(c *fiber.Ctx, err error) error {
+	return writeAPIError(c, err, a.log)
+}
+
+func writeAPIError(c *fiber.Ctx, err error, log *slog.Logger) error {
+	if e, ok := protocol.AsError(err); ok {
+		return writeRefusal(c, e)
+	}
+	log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	return writeJSON(c, fiber.StatusInternalServerError, internalFault)
+}
+
+// methodNotAllowed answers a method a path does not serve: 405 with the methods it does in
+// Allow. The reason is not_found — the operation asked for does not exist — and the status
+// the HTTP one, 405; the only answer of the binding whose status differs from its reason's.
+func methodNotAllowed(allow string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderAllow, allow)
+		return writeRefusal(c, wrongMethod(c))
+	}
+}
+
+func wrongMethod(c *fiber.Ctx) *protocol.Error {
+	e := protocol.Refuse(protocol.ReasonNotFound, "%s is not a method of %s", c.Method(), c.Path())
+	e.Status = fiber.StatusMethodNotAllowed
+	return e
+}
+
+// apiErrorAnswer answers, as a refusal, an error that reached the app's error handler on an
+// API path: a route that does not exist, a method a path does not serve, and what the server
+// refuses while it reads a request — above all a body over the largest it reads at all, which
+// must come out as the same payload_too_large as the routes' own size check.
+func apiErrorAnswer(c *fiber.Ctx, err error, log *slog.Logger) error {
+	var fe *fiber.Error
+	if !errors.As(err, &fe) {
+		return writeAPIError(c, err, log)
+	}
+	switch {
+	case fe.Code == fiber.StatusNotFound:
+		return writeRefusal(c, protocol.Refuse(protocol.ReasonNotFound, "there is no route %s %s", c.Method(), c.Path()))
+	case fe.Code == fiber.StatusMethodNotAllowed:
+		return writeRefusal(c, wrongMethod(c))
+	case fe.Code == fiber.StatusRequestEntityTooLarge, fe.Code == fiber.StatusRequestHeaderFieldsTooLarge:
+		return writeRefusal(c, protocol.Refuse(protocol.ReasonPayloadTooLarge,
+			"the request is larger than its byte limit (limits.request_max_bytes; for artifacts limits.artifact_max_bytes)"))
+	case fe.Code < fiber.StatusInternalServerError:
+		return writeRefusal(c, protocol.Refuse(protocol.ReasonInvalidBody, "the request cannot be read: %s", fe.Message))
+	}
+	return writeAPIError(c, err, log)
+}

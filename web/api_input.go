@@ -1,0 +1,134 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+// checkRequestSize is the first check of § 9: a request over limit bytes is payload_too_large
+// before anything reads it. The declared Content-Length decides first; a chunked body, which
+// declares none, is measured as received. Bodies larger than the server reads at all never
+// get here: the server refuses them while reading, and the error handler gives the same
+// answer (apiErrorAnswer).
+func checkRequestSize(c *fiber.Ctx, limit int) *protocol.Error {
+	n := c.Request().Header.ContentLength() // -1 chunked, -2 none declared
+	if got := len(c.Request().Body()); got > n {
+		n = got
+	}
+	if n > limit {
+		return protocol.Refuse(protocol.ReasonPayloadTooLarge, "the request has %d bytes; at most %d (limits.request_max_bytes)", n, limit)
+	}
+	return nil
+}
+
+// requestInput builds the JSON input object of an operation from the request: the JSON body
+// (withBody, for POST), one string field per query parameter (an array of strings when the
+// parameter repeats), and the path's :id as field thread. The operation decodes the object
+// and refuses what does not belong in it, so an unknown query parameter is its invalid_body
+// like an unknown body field. What only HTTP can get wrong is refused here, as invalid_body: a
+// body that is not declared JSON, a field given both in the query and in the body, and a
+// thread that differs from the path's.
+//
+// A body that is not a JSON object is passed on unchanged, for the operation to refuse in its
+// own words.
+func requestInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
+	fields := map[string]json.RawMessage{}
+	if withBody {
+		body := c.Request().Body()
+		if len(bytes.TrimSpace(body)) > 0 {
+			if e := checkJSONContent(c); e != nil {
+				return nil, e
+			}
+			if json.Unmarshal(body, &fields) != nil {
+				return body, nil
+			}
+			for k, v := range fields {
+				if string(bytes.TrimSpace(v)) == "null" { // § 2: null counts as absent
+					delete(fields, k)
+				}
+			}
+		}
+	}
+	if e := addQuery(c, fields); e != nil {
+		return nil, e
+	}
+	if id := c.Params("id"); id != "" {
+		if e := addPathThread(fields, id); e != nil {
+			return nil, e
+		}
+	}
+	raw, err := json.Marshal(fields)
+	if err != nil {
+		// Cannot happen: every value is either a string or came out of json.Unmarshal.
+		return nil, protocol.Refuse(protocol.ReasonInvalidBody, "the request cannot be read as a JSON object")
+	}
+	return raw, nil
+}
+
+// checkJSONContent accepts a body declared application/json (in UTF-8, the only charset
+// JSON has) or not declared at all. Compressed bodies are refused rather than inflated: the
+// size limit is on the bytes received, and inflating would lift it.
+func checkJSONContent(c *fiber.Ctx) *protocol.Error {
+	if enc := strings.TrimSpace(c.Get(fiber.HeaderContentEncoding)); enc != "" && !strings.EqualFold(enc, "identity") {
+		return protocol.Refuse(protocol.ReasonInvalidBody, "Content-Encoding %q is not accepted; send the JSON body uncompressed", enc)
+	}
+	declared := c.Get(fiber.HeaderContentType)
+	if strings.TrimSpace(declared) == "" {
+		return nil
+	}
+	media, params, err := mime.ParseMediaType(declared)
+	if err == nil && media == fiber.MIMEApplicationJSON {
+		if cs, ok := params["charset"]; !ok || strings.EqualFold(cs, "utf-8") {
+			return nil
+		}
+	}
+	return protocol.Refuse(protocol.ReasonInvalidBody, "Content-Type %q is not accepted; the body must be JSON (Content-Type: application/json)", declared)
+}
+
+// addQuery adds each query parameter to fields as a string, or an array of strings when it
+// repeats, so that the operation refuses repetitions of single-valued fields by their type.
+func addQuery(c *fiber.Ctx, fields map[string]json.RawMessage) *protocol.Error {
+	var keys []string
+	values := map[string][]string{}
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		key := string(k)
+		if _, seen := values[key]; !seen {
+			keys = append(keys, key)
+		}
+		values[key] = append(values[key], string(v))
+	})
+	for _, key := range keys {
+		if _, inBody := fields[key]; inBody {
+			return protocol.Refuse(protocol.ReasonInvalidBody, "field %s is given both in the query and in the body; give it once", key)
+		}
+		var raw []byte
+		if vs := values[key]; len(vs) == 1 {
+			raw, _ = json.Marshal(vs[0])
+		} else {
+			raw, _ = json.Marshal(vs)
+		}
+		fields[key] = raw
+	}
+	return nil
+}
+
+// addPathThread sets field thread to the path's id. An input that names a thread itself must
+// name the same one, in any of its forms (th_7, 7, "7").
+func addPathThread(fields map[string]json.RawMessage, id string) *protocol.Error {
+	path, _ := json.Marshal(id)
+	if given, ok := fields["thread"]; ok {
+		want, okPath := protocol.ParseIDString(id, "th_")
+		got, okGiven := protocol.ParseID(given, "th_")
+		if !okPath || !okGiven || want != got {
+			return protocol.Refuse(protocol.ReasonInvalidBody, "field thread (%s) is not the thread of the path (%s); leave it out", given, id)
+		}
+	}
+	fields["thread"] = path
+	return nil
+}
