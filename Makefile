@@ -1,0 +1,64 @@
+# Parley's build. `make test` is what CI runs (.ci/run); nothing here needs a global install
+# beyond Go, npm and, for the tests, a Postgres server program (or PARLEY_TEST_POSTGRES).
+
+GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+NPM ?= npm
+
+# Runs a command beside one throwaway Postgres shared by all test packages. Built, not
+# `go run`: a signal to `go run` would not reach it, and the cluster would outlive make.
+WITH_POSTGRES := bin/with-postgres
+
+# When make started, for the time the whole `make test` took, installs and builds included.
+STARTED := $(shell date +%s)
+
+# Browser libraries copied out of node_modules (versions pinned in package-lock.json).
+VENDORED := static/vendor/htmx.min.js
+
+.DEFAULT_GOAL := build
+.PHONY: build run test bench generate assets tools fmt clean
+
+## build: bin/parley, with the assets embedded
+build: assets generate
+	$(GO) build -o bin/parley ./cmd/parley
+
+## run: build, then serve on 127.0.0.1:8080 with the default SQLite database
+run: build
+	./bin/parley serve
+
+## test: every test, with the race detector, on SQLite and Postgres
+test: assets tools
+	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 ./... || status=$$?; \
+	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
+	exit $$status
+
+## bench: every benchmark, on SQLite and Postgres
+bench: assets tools
+	$(WITH_POSTGRES) -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+## generate: the Go code of the templ files
+generate:
+	$(GO) tool templ generate -path .
+
+## assets: the vendored browser libraries in static/vendor
+assets: $(VENDORED)
+
+# npm ci replaces node_modules wholesale; the stamp records that it ran for this lock file.
+node_modules/.installed: package.json package-lock.json
+	$(NPM) ci --ignore-scripts --no-audit --no-fund
+	touch $@
+
+static/vendor/htmx.min.js: node_modules/.installed
+	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+## tools: the programs the tests run
+tools:
+	$(GO) build -o $(WITH_POSTGRES) ./storage/storagetest/cmd/with-postgres
+
+## fmt: format the Go and templ sources
+fmt:
+	$(GO) fmt ./...
+	$(GO) tool templ fmt .
+
+## clean: remove what the build made (never the data in parley-data/)
+clean:
+	rm -rf bin node_modules $(VENDORED)
