@@ -83,6 +83,12 @@ func translate(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %v", ErrNotFound, err)
 	}
+	// A connection that cannot be made is an outage, whatever the server gave as the reason
+	// (its PgError inside, such as 55000 for a database that takes no connections).
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch {
@@ -105,9 +111,8 @@ func translate(err error) error {
 		}
 		return err
 	}
-	var connectErr *pgconn.ConnectError
 	var netErr net.Error
-	if errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) ||
+	if errors.As(err, &netErr) || errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, sql.ErrConnDone) ||
 		pgconn.SafeToRetry(err) || strings.Contains(err.Error(), "conn closed") {
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
