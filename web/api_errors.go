@@ -15,8 +15,22 @@ import (
 
 // How the HTTP binding answers: JSON in UTF-8, refusals as § 9's object with its status.
 
-// isAPIPath reports whether a request path belongs to the HTTP binding, whose errors are
-// answered as refusals in JSON rather than as text. Routing ignores case, so this does too.
+// answersAsAPI reports whether the app's error handler answers err as a refusal of the HTTP
+// binding, in JSON rather than as text: on the binding's paths, and for a body over what the
+// server reads at all when the server has already discarded the request, path and all — as
+// fasthttp does with a chunked body that overflows. Browsers send forms with a length, so only
+// API clients meet that case.
+func answersAsAPI(c *fiber.Ctx, err error) bool {
+	if isAPIPath(c.Path()) {
+		return true
+	}
+	var fe *fiber.Error
+	discarded := len(c.Request().Header.RawHeaders()) == 0
+	return discarded && errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge
+}
+
+// isAPIPath reports whether a request path belongs to the HTTP binding. Routing ignores case,
+// so this does too.
 func isAPIPath(path string) bool {
 	p := strings.ToLower(path)
 	return p == "/v1" || strings.HasPrefix(p, "/v1/") || strings.TrimSuffix(p, "/") == "/.well-known/parley"

@@ -10,12 +10,12 @@ import (
 )
 
 // errorHandler answers an error a handler returned. On the API paths it is a refusal in JSON
-// (apiErrorAnswer). Elsewhere a *fiber.Error (404, 405, 413 …) is the client's to know;
+// (answersAsAPI). Elsewhere a *fiber.Error (404, 405, 413 …) is the client's to know;
 // anything else is logged and answered as a bare 500, so that no internal detail (an SQL
 // error, a file path) reaches the client.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
-		if isAPIPath(c.Path()) {
+		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
 		}
 		var fe *fiber.Error
