@@ -1,0 +1,17 @@
+package protocol
+
+import "context"
+
+// GetManifest is the manifest as an operation with input, for transports whose calls carry
+// one (the MCP tool get_manifest): it takes no fields, so anything but an empty object is
+// invalid_body, and it needs no token — a nil actor gets the manifest without you.
+func (s *Service) GetManifest(_ context.Context, a *Actor, raw []byte) (*Manifest, error) {
+	o, err := decodeObject(raw, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	return s.Manifest(a), nil
+}
