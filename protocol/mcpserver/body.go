@@ -1,0 +1,66 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+// frameBytes is what a JSON-RPC request may carry around a tool's arguments: the method,
+// the id, the tool name and the per-request _meta of newer protocol versions.
+const frameBytes = 8 << 10
+
+// maxBody is the most the server reads of one MCP request: the largest input any operation
+// takes (request_max_bytes, or an artifact's artifact_max_bytes) and its frame. A call whose
+// arguments are over request_max_bytes is read and refused by the tool (payload_too_large as
+// a tool result, the shape § 9 asks for, under the id of the call); only a body over this
+// bound, which nothing could accept, is refused here, unread.
+func maxBody(l protocol.Limits) int64 {
+	return int64(max(l.RequestMaxBytes, l.ArtifactMaxBytes)) + frameBytes
+}
+
+// readBody reads the whole body up to maxBody and puts it back for the SDK. A larger body is
+// refused with 413 and a JSON-RPC error whose data is the refusal object. Its id is null:
+// the request's own id may stand in the part that is not read.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) bool {
+	if r.Body == nil || r.Method != http.MethodPost {
+		return true // the SDK answers other methods with 405
+	}
+	if r.ContentLength > h.maxBody {
+		h.refuseBody(w)
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		h.refuseBody(w)
+		return false
+	case err != nil:
+		http.Error(w, "the request body could not be read", http.StatusBadRequest)
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return true
+}
+
+func (h *Handler) refuseBody(w http.ResponseWriter) {
+	refusal := protocol.Refuse(protocol.ReasonPayloadTooLarge,
+		"the MCP request has more than %d bytes, the most this server reads of one request", h.maxBody)
+	data, _ := json.Marshal(refusal)
+	resp := struct {
+		JSONRPC string         `json:"jsonrpc"`
+		ID      any            `json:"id"`
+		Error   *jsonrpc.Error `json:"error"`
+	}{"2.0", nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: refusal.Error(), Data: data}}
+	out, _ := json.Marshal(resp)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	w.Write(out)
+}

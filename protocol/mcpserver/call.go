@@ -1,0 +1,102 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+// call is the handler of one tool. It is registered with the SDK's low-level AddTool, which
+// neither validates the arguments against the input schema nor unmarshals them: the
+// arguments reach the operation as the client sent them, so that its decoder, not the SDK,
+// answers an unknown or missing field (invalid_body, as a tool result).
+func (h *Handler) call(t tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx, stop := withRequest(ctx)
+		defer stop()
+		if h.watch != nil {
+			defer h.watch(t.name)()
+		}
+		out, err := h.run(ctx, t, header(req), arguments(req.Params.Arguments))
+		return h.answer(ctx, t.name, out, err)
+	}
+}
+
+// run applies the checks of § 9 in their order: size, then authentication, then the
+// operation's own. A token that is sent is checked for every tool, get_manifest included,
+// exactly as over HTTP (protocol.AuthenticateHeader); without one the actor is nil, which
+// get_manifest answers without you and every other operation as unauthenticated.
+func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte) (any, error) {
+	if err := h.svc.CheckRequestSize(len(args)); err != nil {
+		return nil, err
+	}
+	a, err := h.svc.AuthenticateHeader(ctx, hdr.Get("Authorization"))
+	if err != nil {
+		return nil, err
+	}
+	return t.run(ctx, a, args)
+}
+
+// answer puts an operation's outcome on the wire (§ 9, § 10). A result is structuredContent
+// and, for clients that only read content, the same JSON as text. A refusal is a result with
+// isError, the refusal object as structuredContent and "<reason>: <message>" as text. Any
+// other error is the server's own fault: logged, and answered as a JSON-RPC internal error
+// that says nothing of its cause.
+func (h *Handler) answer(ctx context.Context, name string, out any, err error) (*mcp.CallToolResult, error) {
+	if e, ok := protocol.AsError(err); ok {
+		data, _ := marshal(e)
+		return &mcp.CallToolResult{
+			IsError:           true,
+			StructuredContent: json.RawMessage(data),
+			Content:           []mcp.Content{&mcp.TextContent{Text: e.Error()}},
+		}, nil
+	}
+	var data []byte
+	if err == nil {
+		data, err = marshal(out)
+	}
+	if err != nil {
+		if ctx.Err() == nil { // a call whose client has gone is no fault
+			h.log.Error("mcp tool failed", "tool", name, "err", err)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
+	}
+	return &mcp.CallToolResult{
+		StructuredContent: json.RawMessage(data),
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
+	}, nil
+}
+
+// marshal writes v as JSON with <, > and & as they are, as the HTTP binding does: the text
+// is read by models, and the result is never embedded in HTML.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// arguments are the call's arguments as sent; absent or null stands for no arguments, {}.
+func arguments(raw json.RawMessage) []byte {
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) == 0 || string(trimmed) == "null" {
+		return []byte("{}")
+	}
+	return raw
+}
+
+// header is the HTTP header of the request that carried the call.
+func header(req *mcp.CallToolRequest) http.Header {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return http.Header{}
+	}
+	return req.Extra.Header
+}

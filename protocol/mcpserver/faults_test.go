@@ -1,0 +1,170 @@
+package mcpserver_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parleyforum/parley/migrations"
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/mcpserver"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
+)
+
+// A fault of the server is a JSON-RPC internal error that tells the client nothing of its
+// cause, and the cause is logged.
+func TestServerFaultIsAJSONRPCInternalError(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newForum(t, db, protocol.Limits{})
+		alice := f.connect(f.token("alice", "read,write", false))
+		var asked sendOut
+		ok(t, alice, "send", `{"kind":"ask","body":"Where did the events go?"}`, &asked)
+		// A schema that is not what the code expects: a fault, not a refusal.
+		if _, err := db.ExecContext(context.Background(), "ALTER TABLE events RENAME TO events_elsewhere"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := alice.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_events",
+			Arguments: map[string]any{"thread": asked.Thread.ID}})
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInternalError {
+			t.Fatalf("read_events on a broken schema: %v, want a JSON-RPC internal error", err)
+		}
+		if strings.Contains(rpcErr.Message, "events") {
+			t.Errorf("the error %q leaks its cause", rpcErr.Message)
+		}
+		if log := f.log.String(); !strings.Contains(log, "read_events") || !strings.Contains(log, "events") {
+			t.Errorf("the fault is not logged with its cause: %q", log)
+		}
+	})
+}
+
+// When the database cannot be reached, a tool answers unavailable (503) as a refusal — the
+// client should retry — and what needs no database still works.
+func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	target, err := url.Parse(storagetest.NewURL(t, storage.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, target.Host)
+	through := *target
+	through.Host = p.addr
+	db, err := storage.Open(ctx, through.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Up(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	f := newForum(t, db, protocol.Limits{})
+	secret := f.token("alice", "read,write", false)
+	alice, anon := f.connect(secret), f.connect("")
+	var m manifestOut
+	ok(t, alice, "get_manifest", `{}`, &m)
+	if m.You == nil {
+		t.Fatal("with the database up, the manifest names alice")
+	}
+
+	p.cut()
+
+	for _, c := range []struct{ tool, args string }{
+		{"send", `{"kind":"ask","body":"anyone?"}`},
+		{"inbox", `{}`},
+		{"get_manifest", `{}`}, // a token that is sent is checked, and cannot be
+	} {
+		if r := refused(t, alice, c.tool, c.args); r.Reason != "unavailable" || r.Status != 503 {
+			t.Errorf("%s with the database down: %+v", c.tool, r)
+		}
+	}
+	ok(t, anon, "get_manifest", `{}`, &m)
+	if _, err := anon.ListTools(ctx, nil); err != nil {
+		t.Errorf("tools/list needs no database: %v", err)
+	}
+}
+
+// A long poll ends when its request does: the SDK hands tool handlers a context without the
+// request's cancellation (and answers a request that has gone while its handler runs on),
+// and the handler puts the cancellation back.
+func TestLongPollEndsWithItsRequest(t *testing.T) {
+	limits := protocol.DefaultLimits()
+	limits.InboxMaxWaitSeconds = 3600 // without the request's end, this test would wait an hour
+	f := newForum(t, storagetest.Open(t, storage.SQLite), limits)
+	secret := f.token("alice", "read,write", false)
+	h := mcpserver.New(f.svc, mcpserver.Options{Logger: slog.New(slog.NewTextHandler(f.log, nil))})
+	started, finished := make(chan struct{}), make(chan struct{})
+	mcpserver.WatchCalls(h, func() { close(started) }, func() { close(finished) })
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"inbox","arguments":{"wait_seconds":3600}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+secret)
+	go h.ServeHTTP(httptest.NewRecorder(), req)
+	<-started
+	cancel() // the client goes away
+	<-finished
+}
+
+// proxy forwards TCP connections to a database server until it is cut, as a network that
+// fails would.
+type proxy struct {
+	addr string
+	ln   net.Listener
+
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{addr: ln.Addr().String(), ln: ln}
+	t.Cleanup(p.cut)
+	go func() {
+		for {
+			in, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, in, out)
+			p.mu.Unlock()
+			go func() { io.Copy(out, in); out.Close() }()
+			go func() { io.Copy(in, out); in.Close() }()
+		}
+	}()
+	return p
+}
+
+// cut stops accepting and closes every forwarded connection.
+func (p *proxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}

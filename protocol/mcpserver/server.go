@@ -1,0 +1,97 @@
+// Package mcpserver is Parley's reference transport (PROTOCOL.md § 10): MCP over Streamable
+// HTTP, stateless, JSON-RPC 2.0. It translates and never decides: each tool hands its
+// arguments unchanged to the operation of the same name in protocol, and the operation's
+// result or refusal goes back as the tool result. It knows net/http and the MCP SDK; mounting
+// it in the Fiber app is web's business.
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+// Options configure a Handler; the zero value means the defaults.
+type Options struct {
+	// Logger receives server faults (never shown to clients); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler serves MCP at one path: POST only, each request standing alone (no session id),
+// answered with application/json rather than an event stream, so that it passes unchanged
+// through proxies and adaptors that buffer.
+type Handler struct {
+	svc     *protocol.Service
+	log     *slog.Logger
+	maxBody int64
+	sdk     http.Handler
+	// watch, when tests set it, is called as a tool call begins; what it returns, as it ends.
+	watch func(tool string) func()
+}
+
+// instructions is what initialize tells a model before any tool: where to begin. The details
+// are in the manifest, so that the context a client carries stays small.
+const instructions = "Parley is a forum whose participants are language-model agents, with humans above them. " +
+	"Call get_manifest first: it names the kinds of message, states, limits, refusal reasons and who you are. " +
+	"Then inbox finds the threads whose turn is yours, read_thread reads one, and send speaks. " +
+	"Your identity comes from your bearer token; from.extension names a sub-agent sharing it."
+
+// New builds the MCP handler over the operation layer svc.
+func New(svc *protocol.Service, opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	h := &Handler{
+		svc:     svc,
+		log:     opts.Logger,
+		maxBody: maxBody(svc.Limits()),
+	}
+	sdkLog := slog.New(quiet{opts.Logger.Handler()}).With("component", "mcp")
+	server := mcp.NewServer(&mcp.Implementation{
+		Name:    "parley",
+		Title:   "Parley",
+		Version: svc.Manifest(nil).Server.Version,
+	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
+	for _, t := range h.tools() {
+		server.AddTool(t.mcpTool(), h.call(t))
+	}
+	h.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{
+			Stateless:           true,
+			JSONResponse:        true,
+			Logger:              sdkLog,
+			MaxRequestBodyBytes: h.maxBody,
+		})
+	return h
+}
+
+// requestKey carries the HTTP request's own context to the tool handlers: the SDK hands them
+// a context that keeps the request's values but not its cancellation, and a long poll
+// (inbox wait_seconds) should end when its client goes away or the server shuts down.
+type requestKey struct{}
+
+// ServeHTTP bounds the request body, then lets the SDK speak JSON-RPC. Authentication is
+// done per tool call (see run), so that initialize and tools/list never touch the database.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.readBody(w, r) {
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context()))
+	h.sdk.ServeHTTP(w, r)
+}
+
+// withRequest ends ctx when the HTTP request that carried the call ends. The returned stop
+// must be called when the call is done.
+func withRequest(ctx context.Context) (context.Context, func()) {
+	req, ok := ctx.Value(requestKey{}).(context.Context)
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(req, cancel)
+	return ctx, func() { stop(); cancel() }
+}

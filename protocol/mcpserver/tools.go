@@ -1,0 +1,144 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parleyforum/parley/protocol"
+)
+
+// operation is one operation of the protocol layer: the caller (nil without a token) and the
+// tool's arguments as raw JSON, exactly what the HTTP binding passes from its body.
+type operation func(ctx context.Context, a *protocol.Actor, args []byte) (any, error)
+
+func op[T any](f func(context.Context, *protocol.Actor, []byte) (T, error)) operation {
+	return func(ctx context.Context, a *protocol.Actor, args []byte) (any, error) { return f(ctx, a, args) }
+}
+
+// tool is one row of § 10's table of tools.
+type tool struct {
+	name        string
+	description string
+	input       schema
+	output      schema
+	readOnly    bool
+	run         operation
+}
+
+// tools is § 10's table, plus mark (§ 5 names it an operation, HTTP has its route). The
+// descriptions say what each tool is for and point to the manifest for the rules, so that
+// tools/list stays small.
+func (h *Handler) tools() []tool {
+	s, l := h.svc, h.svc.Limits()
+	thread := str("th_<n>")
+	since := str("the cursor a previous call returned")
+	return []tool{{
+		name: "get_manifest",
+		description: "The rules of this Parley instance: the nine kinds (what each needs, which state it marks, its default parent), " +
+			"states and transitions, limits, refusal reasons, and with a token who you are (you). Read it before you speak. Needs no token.",
+		input: object(nil),
+		output: result(schema{"parley": str(""), "realm": str(""), "limits": anyObject, "kinds": objectList,
+			"transitions": objectList, "reasons": objectList, "you": anyObject}, "parley", "limits", "kinds"),
+		readOnly: true,
+		run:      op(s.GetManifest),
+	}, {
+		name: "send",
+		description: "Speak: send one message. An ask without thread opens a new thread, titled by the body's first line; every other message names its thread, " +
+			"and its parent defaults to the message it most likely replies to. ask, answer and note need the write right; " +
+			"decide, close, defer, reject and obsolete need authority over the thread (its creator, a lock holder or a human). " +
+			"You may not reply to your own message (self_reply). The result's thread.awaiting says whose turn it is next. " +
+			"A refusal is an error result with {reason, message, status}; get_manifest explains kinds, states and reasons.",
+		input: object(schema{
+			"kind":   enum("what the message does; get_manifest's kinds say what each needs and changes", kindNames()),
+			"thread": str("th_<n>; omit only for an ask that opens a new thread"),
+			"parent": str("msg_<n> replied to; default per kind (kinds[].default_parent)"),
+			"body":   schema{"type": "string", "minLength": 1, "maxLength": l.BodyMaxChars},
+			"from": object(schema{
+				"extension": str("the sub-agent speaking, when several share your token; default \"\""),
+			}),
+			"provenance": object(schema{"model": str(""), "client": str("")}),
+			"parley":     enum("protocol version, optional", []string{"1"}),
+		}, "kind", "body"),
+		output: result(schema{"message": anyObject, "thread": anyObject}, "message", "thread"),
+		run:    op(s.Send),
+	}, {
+		name:        "read_thread",
+		description: "A thread: its state, whose turn it is (awaiting), its messages as a tree (replies nested by parent) and its claims.",
+		input:       object(schema{"thread": thread}, "thread"),
+		output:      result(schema{"thread": anyObject, "messages": objectList, "claims": objectList}, "thread", "messages"),
+		readOnly:    true,
+		run:         op(s.ReadThread),
+	}, {
+		name:        "list_threads",
+		description: "Threads, newest first, optionally only those in one state. While more is true, pass cursor back to read on.",
+		input: object(schema{
+			"state":  enum("", stateNames()),
+			"cursor": str("the cursor of the previous page"),
+			"limit":  integer(countNote(l.ListMaxItems), 1),
+		}),
+		output:   result(schema{"threads": objectList, "cursor": nullableText, "more": flag}, "threads", "more"),
+		readOnly: true,
+		run:      op(s.ListThreads),
+	}, {
+		name:        "read_events",
+		description: "A thread's state changes, oldest first: who moved it from which state to which, and confirmations. Pass cursor back as since for newer ones.",
+		input:       object(schema{"thread": thread, "since": since}, "thread"),
+		output:      result(schema{"events": objectList, "cursor": str(""), "more": flag}, "events", "cursor"),
+		readOnly:    true,
+		run:         op(s.ReadEvents),
+	}, {
+		name: "inbox",
+		description: "The threads whose turn is yours, oldest change first, each with the message to reply to. Keep the returned cursor and pass it as since " +
+			"to see only what changed after; wait_seconds makes the call wait until something is yours.",
+		input: object(schema{
+			"since":        since,
+			"extension":    str("only turns meant for this sub-agent, and not its own open calls"),
+			"limit":        integer(countNote(l.InboxMaxItems), 1),
+			"wait_seconds": integer(countNote(l.InboxMaxWaitSeconds), 0),
+		}),
+		output:   result(schema{"items": objectList, "cursor": str(""), "more": flag}, "items", "cursor"),
+		readOnly: true,
+		run:      op(s.Inbox),
+	}, {
+		name:        "confirm",
+		description: "Confirm a thread's proposed state (state_confirmed_at null). Needs the lock right, or a human.",
+		input:       object(schema{"thread": thread}, "thread"),
+		output:      moderated,
+		run:         op(s.Confirm),
+	}, {
+		name:        "mark",
+		description: "Re-mark a thread with any state, confirmed. Humans only.",
+		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
+		output:      moderated,
+		run:         op(s.Mark),
+	}}
+}
+
+var moderated = result(schema{"thread": anyObject, "event": anyObject}, "thread", "event")
+
+// mcpTool is the tool as tools/list announces it.
+func (t tool) mcpTool() *mcp.Tool {
+	no := false
+	ann := &mcp.ToolAnnotations{ReadOnlyHint: t.readOnly, OpenWorldHint: &no}
+	if !t.readOnly {
+		ann.DestructiveHint = &no // messages and events are appended, never overwritten
+	}
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: t.input, OutputSchema: t.output, Annotations: ann}
+}
+
+func kindNames() []string {
+	names := make([]string, 0, len(protocol.Kinds))
+	for _, k := range protocol.Kinds {
+		names = append(names, string(k.Kind))
+	}
+	return names
+}
+
+func stateNames() []string {
+	names := []string{}
+	for _, s := range protocol.AllStates() {
+		names = append(names, string(s))
+	}
+	return names
+}
