@@ -59,8 +59,8 @@ func run(args []string) int {
 		return 1
 	}
 	url := cluster.URL("postgres")
-	fmt.Fprintf(os.Stderr, "with-postgres: Postgres %s started in %.2fs: %s=%s\n",
-		cluster.Version, time.Since(begin).Seconds(), envPostgres, url)
+	fmt.Fprintf(os.Stderr, "with-postgres: Postgres %s started in %.2fs in %s: %s=%s\n",
+		cluster.Version, time.Since(begin).Seconds(), cluster.Dir(), envPostgres, url)
 
 	code := runCommand(args, []string{envPostgres + "=" + url})
 
