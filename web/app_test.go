@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/storage"
@@ -101,8 +102,16 @@ func TestSetup(t *testing.T) {
 			t.Fatal(err)
 		}
 		status, header, body := do(t, app, http.MethodGet, "/setup?code=the-code")
-		if status != http.StatusOK || !strings.Contains(body, "setup pending") || header.Get("Cache-Control") != "no-store" {
-			t.Errorf("GET /setup with the code = %d %v %q", status, header, body)
+		if status != http.StatusOK || header.Get("Cache-Control") != "no-store" ||
+			!strings.HasPrefix(header.Get("Content-Type"), "text/html") {
+			t.Errorf("GET /setup with the code = %d %v", status, header)
+		}
+		page, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Find(`[data-page="setup-pending"]`).Length() != 1 {
+			t.Errorf("GET /setup with the code is not the setup page:\n%s", body)
 		}
 		for _, target := range []string{"/setup", "/setup?code=the-cod", "/setup?code=the-code2", "/setup?code=THE-CODE"} {
 			if status, _, _ := do(t, app, http.MethodGet, target); status != http.StatusNotFound {

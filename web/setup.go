@@ -7,11 +7,12 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/views"
 )
 
 // registerSetup serves the one-time setup address that parley serve prints while no human
-// account exists. Until the setup form is built it says how to create the first account from
-// the command line.
+// account exists. Until the setup form is built its page says how to create the first
+// account from the command line.
 func registerSetup(app *fiber.App, db *storage.DB) {
 	app.Get("/setup", func(c *fiber.Ctx) error {
 		ok, err := setupCodeValid(c, db, c.Query("code"))
@@ -24,8 +25,7 @@ func registerSetup(app *fiber.App, db *storage.DB) {
 			return fiber.ErrNotFound
 		}
 		c.Set(fiber.HeaderCacheControl, "no-store")
-		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-		return c.SendString("Parley: setup pending.\n\nThe setup form is not built yet. Create the first account with\n\n    parley user add --name NAME\n")
+		return Render(c, views.SetupPending())
 	})
 }
 
