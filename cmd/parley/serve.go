@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parleyforum/parley/static"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/web"
 )
@@ -68,6 +69,10 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	if err := static.Check(); err != nil {
+		// The pages still work, without htmx: worth a warning, not a refusal to start.
+		fmt.Fprintf(s.err, "parley: warning: %v\n", err)
+	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -79,6 +84,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		Limits:     cfg.Limits,
 		Version:    parleyVersion(),
 		SessionKey: sessionKey,
+		Static:     static.FS(),
 		Logger:     slog.New(slog.NewTextHandler(s.err, nil)),
 	})
 	served := make(chan error, 1)
