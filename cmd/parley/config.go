@@ -72,7 +72,7 @@ var options = []option{
 			return nil
 		}},
 	{flag: "session-key", env: "PARLEY_SESSION_KEY", key: "session_key", def: "",
-		usage: "secret that signs the pages' session cookies (default: generated and kept in the database)",
+		usage: "the secret `KEY`, of at least 32 characters, that signs the pages' session cookies (default: generated and kept in the database)",
 		set: func(c *Config, v string) error {
 			if len(v) < minSessionKey {
 				return fmt.Errorf("the session key needs at least %d characters", minSessionKey)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 )
@@ -58,7 +59,9 @@ func (f *cmdline) parse(args []string) ([]string, error) {
 				f.printHelp()
 				return nil, errHelpShown
 			}
-			return nil, usagef("%s: %v (see parley help %s)", f.cmd.name, err, f.cmd.name)
+			// The flag package names flags with one dash; OPERATOR.md and the help use two.
+			msg := oneDash.ReplaceAllString(err.Error(), "$1--$2")
+			return nil, usagef("%s: %s (see parley help %s)", f.cmd.name, msg, f.cmd.name)
 		}
 		rest := f.Args()
 		if len(rest) == 0 {
@@ -71,6 +74,9 @@ func (f *cmdline) parse(args []string) ([]string, error) {
 		args = rest[1:]
 	}
 }
+
+// oneDash finds a flag named with one dash in the flag package's messages.
+var oneDash = regexp.MustCompile(`(^| )-([a-z])`)
 
 // given maps the flags set on the command line to their values.
 func (f *cmdline) given() map[string]string {
