@@ -21,7 +21,7 @@ import (
 // forum is a running app with the callers of the tests: agents with the rights their names
 // say, a moderator with lock, and a human.
 type forum struct {
-	t    *testing.T
+	t    testing.TB
 	db   *storage.DB
 	app  *fiber.App
 	base string // http://127.0.0.1:port of the app's listener
@@ -32,7 +32,7 @@ type forum struct {
 
 // newForum builds the app as parley serve does, over db, with limits (zero: the defaults),
 // and serves it. extra, when given, adds routes before the app starts.
-func newForum(t *testing.T, db *storage.DB, limits protocol.Limits, extra ...func(*fiber.App)) *forum {
+func newForum(t testing.TB, db *storage.DB, limits protocol.Limits, extra ...func(*fiber.App)) *forum {
 	t.Helper()
 	logs := new(syncBuffer)
 	f := &forum{t: t, db: db, logs: logs}
@@ -100,7 +100,7 @@ type request struct {
 
 // serve runs app on a listener of its own until the test ends, as parley serve does, and
 // returns its address.
-func serve(t *testing.T, app *fiber.App) string {
+func serve(t testing.TB, app *fiber.App) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -153,7 +153,7 @@ func (f *forum) do(req request) *reply {
 	return readReply(f.t, resp)
 }
 
-func readReply(t *testing.T, resp *http.Response) *reply {
+func readReply(t testing.TB, resp *http.Response) *reply {
 	t.Helper()
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)

@@ -46,7 +46,7 @@ func TestAPIUnavailable(t *testing.T) {
 // takeDown makes db's Postgres database unreachable, as an outage does: it refuses new
 // connections and ends those that are open. The returned function lets connections in again;
 // it also runs when the test ends.
-func takeDown(t *testing.T, db *storage.DB) (restore func()) {
+func takeDown(t testing.TB, db *storage.DB) (restore func()) {
 	t.Helper()
 	ctx := context.Background()
 	var name string
