@@ -56,6 +56,7 @@ func New(opts Options) *fiber.App {
 
 	registerHealth(app, opts.DB, opts.Logger)
 	registerAPI(app, svc, opts.Logger)
+	registerMCP(app, svc, opts.Logger)
 	registerStatic(app, opts.Static)
 	registerSetup(app, opts.DB)
 	return app

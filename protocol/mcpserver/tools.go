@@ -46,7 +46,7 @@ func (h *Handler) tools() []tool {
 		name: "send",
 		description: "Speak: send one message. An ask without thread opens a new thread, titled by the body's first line; every other message names its thread, " +
 			"and its parent defaults to the message it most likely replies to. ask, answer and note need the write right; " +
-			"decide, close, defer, reject and obsolete need authority over the thread (its creator, a lock holder or a human). " +
+			"decide, close, defer, reject, obsolete and reopen need authority over the thread (its creator, a lock holder or a human). " +
 			"You may not reply to your own message (self_reply). The result's thread.awaiting says whose turn it is next. " +
 			"A refusal is an error result with {reason, message, status}; get_manifest explains kinds, states and reasons.",
 		input: object(schema{

@@ -1,0 +1,84 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/mcpserver"
+)
+
+// registerMCP mounts the MCP transport (§ 10) at /mcp. The handler is the SDK's, on net/http;
+// it answers every method itself (POST; 405 with Allow for the others), so it takes them all.
+func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
+	app.All("/mcp", netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log})))
+}
+
+// netHTTP serves a net/http handler inside Fiber. The response is buffered, which MCP
+// allows because the handler answers application/json, never an event stream. It does what
+// fiber's adaptor does, with a request context of its own instead of the fasthttp.RequestCtx:
+//
+//   - It carries http.LocalAddrContextKey, as net/http's server sets it. Without it the
+//     SDK's protection against DNS rebinding (a loopback listener refuses a foreign Host) is
+//     silently off.
+//   - It ends when the server shuts down, so that a long poll does not hold up a shutdown.
+//     (fasthttp tells a handler nothing when its client goes away; a long poll then ends
+//     after its wait_seconds.)
+//   - It is not the RequestCtx, which fasthttp hands to the next request once this one is
+//     answered, while the SDK may still hold the context it was given.
+func netHTTP(h http.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		r, err := adaptor.ConvertRequest(c, true)
+		if err != nil {
+			return fiber.NewError(fiber.StatusBadRequest, "the request cannot be read")
+		}
+		fctx := c.Context()
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, fctx.LocalAddr()))
+		defer cancel()
+		shutdown := fctx.Done() // closed when the server shuts down
+		go func() {
+			select {
+			case <-shutdown:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+
+		w := &responseWriter{header: http.Header{}, c: c, status: http.StatusOK}
+		h.ServeHTTP(w, r.WithContext(ctx))
+		for name, values := range w.header {
+			for _, v := range values {
+				c.Response().Header.Add(name, v)
+			}
+		}
+		c.Status(w.status)
+		return nil
+	}
+}
+
+// responseWriter writes a net/http handler's answer into Fiber's response; the status and
+// headers are set when the handler returns.
+type responseWriter struct {
+	header      http.Header
+	c           *fiber.Ctx
+	status      int // 200 unless the handler says otherwise
+	wroteHeader bool
+}
+
+func (w *responseWriter) Header() http.Header { return w.header }
+
+func (w *responseWriter) WriteHeader(status int) {
+	if !w.wroteHeader {
+		w.status, w.wroteHeader = status, true
+	}
+}
+
+func (w *responseWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.c.Response().AppendBody(p)
+	return len(p), nil
+}
