@@ -81,8 +81,18 @@ func TestMCPRefusesAForeignHost(t *testing.T) {
 // (none when empty).
 func (f *forum) mcp(secret string) *mcp.ClientSession {
 	f.t.Helper()
+	if secret == "" {
+		return f.mcpAs("")
+	}
+	return f.mcpAs("Bearer " + secret)
+}
+
+// mcpAs opens a session that sends authorization as its Authorization header (none when
+// empty), as an MCP client configured with that header does.
+func (f *forum) mcpAs(authorization string) *mcp.ClientSession {
+	f.t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "parley-web-test", Version: "1"}, nil)
-	transport := &mcp.StreamableClientTransport{Endpoint: f.base + "/mcp", HTTPClient: &http.Client{Transport: bearerTransport(secret)}}
+	transport := &mcp.StreamableClientTransport{Endpoint: f.base + "/mcp", HTTPClient: &http.Client{Transport: authorizing(authorization)}}
 	cs, err := client.Connect(context.Background(), transport, nil)
 	if err != nil {
 		f.t.Fatalf("connecting to /mcp: %v", err)
@@ -91,14 +101,13 @@ func (f *forum) mcp(secret string) *mcp.ClientSession {
 	return cs
 }
 
-// bearerTransport adds "Authorization: Bearer <secret>" to every request, as an MCP client
-// configured with that header does.
-type bearerTransport string
+// authorizing adds an Authorization header to every request.
+type authorizing string
 
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b != "" {
+func (a authorizing) RoundTrip(r *http.Request) (*http.Response, error) {
+	if a != "" {
 		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+string(b))
+		r.Header.Set("Authorization", string(a))
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
