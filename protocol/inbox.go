@@ -36,7 +36,8 @@ type inboxParams struct {
 const pollEvery = time.Second
 
 // Inbox answers {since?, extension?, limit?, wait_seconds?}. With wait_seconds it waits, up
-// to that long, until something is the caller's.
+// to that long, until something is the caller's. The end of ctx ends the wait, not a read
+// under way: a long poll that its transport ends (at shutdown) answers with what there is.
 func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult, error) {
 	if a == nil {
 		return nil, requireActor(a, RightRead)
@@ -51,7 +52,7 @@ func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult
 	deadline := time.Now().Add(p.wait)
 	for {
 		changed := s.changes.wait()
-		res, err := s.readInbox(ctx, a, p)
+		res, err := s.readInbox(context.WithoutCancel(ctx), a, p)
 		if err != nil || len(res.Items) > 0 || !time.Now().Before(deadline) {
 			return res, err
 		}
