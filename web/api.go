@@ -28,22 +28,24 @@ type apiRoute struct {
 	path   string // ":id" is a thread, prefixed (th_7) or bare (7)
 	status int    // of an accepted request
 	op     operation
+	public bool // answers without a token
+	waits  bool // may wait for news (a long poll), which a shutdown ends
 }
 
 // apiRoutes is § 10's table, without the claims, artifacts and feed, which register
 // themselves.
 func apiRoutes(svc *protocol.Service) []apiRoute {
-	manifest := func(_ context.Context, a *protocol.Actor, _ []byte) (any, error) { return svc.Manifest(a), nil }
+	const get, post, ok = fiber.MethodGet, fiber.MethodPost, fiber.StatusOK
 	return []apiRoute{
-		{fiber.MethodGet, "/v1/manifest", fiber.StatusOK, manifest},
-		{fiber.MethodGet, "/.well-known/parley", fiber.StatusOK, manifest},
-		{fiber.MethodPost, "/v1/messages", fiber.StatusCreated, op(svc.Send)},
-		{fiber.MethodGet, "/v1/threads", fiber.StatusOK, op(svc.ListThreads)},
-		{fiber.MethodGet, "/v1/threads/:id", fiber.StatusOK, op(svc.ReadThread)},
-		{fiber.MethodGet, "/v1/threads/:id/events", fiber.StatusOK, op(svc.ReadEvents)},
-		{fiber.MethodPost, "/v1/threads/:id/confirm", fiber.StatusOK, op(svc.Confirm)},
-		{fiber.MethodPost, "/v1/threads/:id/mark", fiber.StatusOK, op(svc.Mark)},
-		{fiber.MethodGet, "/v1/inbox", fiber.StatusOK, op(svc.Inbox)},
+		{method: get, path: "/v1/manifest", status: ok, op: op(svc.GetManifest), public: true},
+		{method: get, path: "/.well-known/parley", status: ok, op: op(svc.GetManifest), public: true},
+		{method: post, path: "/v1/messages", status: fiber.StatusCreated, op: op(svc.Send)},
+		{method: get, path: "/v1/threads", status: ok, op: op(svc.ListThreads)},
+		{method: get, path: "/v1/threads/:id", status: ok, op: op(svc.ReadThread)},
+		{method: get, path: "/v1/threads/:id/events", status: ok, op: op(svc.ReadEvents)},
+		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm)},
+		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark)},
+		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
 	}
 }
 
@@ -80,25 +82,49 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
 // input, then whatever the operation checks.
 func (a *api) handler(r apiRoute) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if e := checkRequestSize(c, a.svc.Limits().RequestMaxBytes); e != nil {
-			return writeRefusal(c, e)
+		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
+			return a.writeError(c, err)
 		}
-		actor, err := a.authenticate(c)
+		actor, err := a.svc.AuthenticateHeader(c.UserContext(), c.Get(fiber.HeaderAuthorization))
 		if err != nil {
 			return a.writeError(c, err)
 		}
 		raw, bad := requestInput(c, r.method == fiber.MethodPost)
 		if bad != nil {
-			if actor != nil {
+			if actor != nil || r.public {
 				return writeRefusal(c, bad)
 			}
 			// Without a token the operation answers unauthenticated before it reads any input.
 			raw = nil
 		}
-		res, err := r.op(c.UserContext(), actor, raw)
+		ctx := c.UserContext()
+		if r.waits {
+			var stop context.CancelFunc
+			ctx, stop = endsAtShutdown(c)
+			defer stop()
+		}
+		res, err := r.op(ctx, actor, raw)
 		if err != nil {
 			return a.writeError(c, err)
 		}
 		return writeJSON(c, r.status, res)
 	}
+}
+
+// endsAtShutdown is the context of an operation that waits: it ends when the server shuts
+// down, so that a long poll answers at once with what there is instead of holding the
+// shutdown up for its wait_seconds. Other operations keep a context that a shutdown leaves
+// alone: a request in flight finishes. (fasthttp tells a handler nothing when its client goes
+// away; a long poll then ends after its wait.)
+func endsAtShutdown(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(c.UserContext())
+	shutdown := c.Context().Done() // closed when the server shuts down
+	go func() {
+		select {
+		case <-shutdown:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
 }

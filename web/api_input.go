@@ -11,20 +11,12 @@ import (
 	"github.com/parleyforum/parley/protocol"
 )
 
-// checkRequestSize is the first check of § 9: a request over limit bytes is payload_too_large
-// before anything reads it. The declared Content-Length decides first; a chunked body, which
-// declares none, is measured as received. Bodies larger than the server reads at all never
-// get here: the server refuses them while reading, and the error handler gives the same
-// answer (apiErrorAnswer).
-func checkRequestSize(c *fiber.Ctx, limit int) *protocol.Error {
-	n := c.Request().Header.ContentLength() // -1 chunked, -2 none declared
-	if got := len(c.Request().Body()); got > n {
-		n = got
-	}
-	if n > limit {
-		return protocol.Refuse(protocol.ReasonPayloadTooLarge, "the request has %d bytes; at most %d (limits.request_max_bytes)", n, limit)
-	}
-	return nil
+// requestSize is what the first check of § 9 measures: the body, by its declared
+// Content-Length or, for a chunked body that declares none, as received — whichever is
+// larger. Bodies larger than the server reads at all never get here: the server refuses them
+// while reading, and the error handler gives the same answer (apiErrorAnswer).
+func requestSize(c *fiber.Ctx) int {
+	return max(c.Request().Header.ContentLength(), len(c.Request().Body())) // -1 chunked, -2 none
 }
 
 // requestInput builds the JSON input object of an operation from the request: the JSON body

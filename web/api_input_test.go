@@ -34,6 +34,8 @@ func TestAPIInput(t *testing.T) {
 			{"the path's thread in the query too", request{method: "GET", target: "/v1/threads/" + th + "?thread=" + n}, 200, ""},
 			{"another thread in the query", request{method: "GET", target: "/v1/threads/" + th + "?thread=th_999"}, 400, "is not the thread of the path"},
 			{"unknown query parameter", request{method: "GET", target: "/v1/threads?sort=new"}, 400, "unknown field sort"},
+			{"query parameter on the manifest", request{method: "GET", target: "/v1/manifest?v=2"}, 400, "unknown field v"},
+			{"query parameter on the manifest, without a token", request{method: "GET", target: "/.well-known/parley?v=2", token: "-"}, 400, "unknown field v"},
 			{"unknown query parameter on a path", request{method: "GET", target: "/v1/threads/" + th + "/events?limit=5"}, 400, "unknown field limit"},
 			{"repeated query parameter", request{method: "GET", target: "/v1/threads?state=open&state=closed"}, 400, "field state must be a string"},
 			{"state not a state", request{method: "GET", target: "/v1/threads?state=done"}, 400, "field state"},
@@ -66,8 +68,11 @@ func TestAPIInput(t *testing.T) {
 			{"JSON declared, nothing else wrong", request{method: "POST", target: "/v1/messages", token: f.bob, body: `{"kind":"ask","body":"g"}`, header: json}, 201, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				if c.req.token == "" {
+				switch c.req.token {
+				case "":
 					c.req.token = f.reader
+				case "-":
+					c.req.token = ""
 				}
 				got := f.do(c.req)
 				if got.status != c.status || (c.message != "" && !strings.Contains(got.at("message"), c.message)) {

@@ -1,12 +1,15 @@
 package web_test
 
 import (
+	"net"
 	"net/http"
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleyforum/parley/protocol"
@@ -112,6 +115,43 @@ func TestAPIInboxWaits(t *testing.T) {
 			t.Fatalf("the long poll = %d %s, want the answered thread", r.status, r.body)
 		}
 	})
+}
+
+// A shutdown ends a long poll at once, with what there is, instead of waiting out its
+// wait_seconds: here an hour, which would hold the test until it times out.
+func TestAPIShutdownEndsLongPoll(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		limits := protocol.DefaultLimits()
+		limits.InboxMaxWaitSeconds = 3600
+		reading := make(chan struct{})
+		var once sync.Once
+		f := newForum(t, db, limits, func(app *fiber.App) {
+			onConnState(&app.Server().ConnState, "active", func() { once.Do(func() { close(reading) }) })
+		})
+		polled := make(chan *reply, 1)
+		go func() { polled <- f.get("/v1/inbox?wait_seconds=3600", f.alice) }()
+		<-reading // the server has the request: a shutdown now lets it finish
+		if err := f.app.Shutdown(); err != nil {
+			t.Fatal(err)
+		}
+		r := <-polled
+		if r.status != http.StatusOK || len(r.json["items"].([]any)) != 0 || r.at("cursor") == "" {
+			t.Errorf("the long poll cut short by the shutdown = %d %s, want its empty answer", r.status, r.body)
+		}
+	})
+}
+
+// onConnState calls fn whenever the server's connections enter the named state
+// ("active": a request is being read). It sets fasthttp's hook through its type alone.
+func onConnState[S interface {
+	~int
+	String() string
+}](hook *func(net.Conn, S), state string, fn func()) {
+	*hook = func(_ net.Conn, s S) {
+		if s.String() == state {
+			fn()
+		}
+	}
 }
 
 // The manifest needs no token; with a valid one it says who you are; a token that is sent
