@@ -22,14 +22,23 @@ func object(props schema, required ...string) schema {
 	return s
 }
 
-// result is an output schema: an object with these fields, open to additions, so that a
-// server that adds a field never breaks a client that validates.
+// result is an output schema: the tool's result, an object with these fields, or the
+// refusal of § 9, which a refused call carries as its structuredContent. Clients check
+// structuredContent against the output schema even when isError is set (the TypeScript SDK
+// does), so a schema without the refusal would turn every refusal into a client error. Both
+// are open to additions, so that a server that adds a field never breaks a client.
 func result(props schema, required ...string) schema {
-	s := schema{"type": "object", "properties": props}
+	ok := schema{"properties": props}
 	if len(required) > 0 {
-		s["required"] = required
+		ok["required"] = required
 	}
-	return s
+	return schema{"type": "object", "anyOf": []schema{ok, refusalSchema}}
+}
+
+var refusalSchema = schema{
+	"properties": schema{"reason": schema{"type": "string"}, "message": schema{"type": "string"},
+		"status": schema{"type": "integer"}, "retry_after": schema{"type": "integer"}},
+	"required": []string{"reason", "message", "status"},
 }
 
 func str(description string) schema { return described(schema{"type": "string"}, description) }

@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -50,13 +51,26 @@ func TestToolsListIsSmall(t *testing.T) {
 			t.Errorf("%s: description %q says too little", tool.Name, tool.Description)
 		}
 		closed(t, tool.Name, tool.InputSchema)
-		if tool.OutputSchema["type"] != "object" {
-			t.Errorf("%s: output schema %v is not an object schema", tool.Name, tool.OutputSchema)
+		if tool.OutputSchema["type"] != "object" || !admitsRefusal(tool.OutputSchema) {
+			t.Errorf("%s: output schema %v is not an object schema that admits the refusal object", tool.Name, tool.OutputSchema)
 		}
 	}
 	if !slices.Equal(names, toolNames) {
 		t.Errorf("tools %v, want %v", names, toolNames)
 	}
+}
+
+// admitsRefusal reports whether an output schema has a branch for the refusal object of
+// § 9: clients validate a refused call's structuredContent against it too.
+func admitsRefusal(s map[string]any) bool {
+	branches, _ := s["anyOf"].([]any)
+	for _, b := range branches {
+		branch, _ := b.(map[string]any)
+		if fmt.Sprint(branch["required"]) == "[reason message status]" {
+			return true
+		}
+	}
+	return false
 }
 
 // closed checks that an object schema, and every object schema inside it, forbids other
