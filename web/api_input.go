@@ -37,7 +37,7 @@ func requestInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
 			if e := checkJSONContent(c); e != nil {
 				return nil, e
 			}
-			if json.Unmarshal(body, &fields) != nil {
+			if json.Unmarshal(body, &fields) != nil || fields == nil { // fields is nil for "null"
 				return body, nil
 			}
 			for k, v := range fields {

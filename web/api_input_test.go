@@ -56,6 +56,7 @@ func TestAPIInput(t *testing.T) {
 			{"body field from the query", request{method: "POST", target: "/v1/messages?thread=" + th, token: f.bob, body: `{"kind":"note","body":"From the query."}`}, 201, ""},
 			{"body empty", request{method: "POST", target: "/v1/messages", token: f.bob, header: map[string]string{"Content-Type": ""}}, 400, "field kind is missing"},
 			{"body not an object", request{method: "POST", target: "/v1/messages", token: f.bob, body: `["note"]`}, 400, "must be a JSON object"},
+			{"body null", request{method: "POST", target: "/v1/threads/" + th + "/confirm?x=1", token: f.mod, body: `null`}, 400, "must be a JSON object"},
 			{"body not JSON", request{method: "POST", target: "/v1/messages", token: f.bob, body: `{"kind":"note",`}, 400, "not valid JSON"},
 			{"body with data after it", request{method: "POST", target: "/v1/messages", token: f.bob, body: `{"kind":"ask","body":"a"} {}`}, 400, "after the JSON object"},
 
