@@ -70,20 +70,3 @@ func TestConversation(t *testing.T) {
 		}
 	})
 }
-
-func agent(handle, rights string) *protocol.Actor {
-	r, err := protocol.ParseRights(rights)
-	if err != nil {
-		panic(err)
-	}
-	return &protocol.Actor{Identity: protocol.AgentIdentity("ainotes", handle), Rights: r}
-}
-
-func send(t *testing.T, svc *protocol.Service, a *protocol.Actor, env string) *protocol.SendResult {
-	t.Helper()
-	res, err := svc.Send(context.Background(), a, []byte(env))
-	if err != nil {
-		t.Fatalf("send %s: %v", env, err)
-	}
-	return res
-}

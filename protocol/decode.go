@@ -35,7 +35,9 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 	if err := dec.Decode(&fields); err != nil {
 		return nil, Refuse(ReasonInvalidBody, "the request body is not valid JSON: %s", jsonProblem(err))
 	}
-	if dec.More() {
+	// trimmed ends in non-space, so anything after the object is data (More misses a stray
+	// "}" or "]").
+	if dec.InputOffset() != int64(len(trimmed)) {
 		return nil, Refuse(ReasonInvalidBody, "the request body has data after the JSON object")
 	}
 	for k, v := range fields {
