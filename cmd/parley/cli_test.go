@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -56,14 +57,21 @@ func parley(t *testing.T, args ...string) result {
 // there) with an environment free of the developer's PARLEY_* settings.
 func (in invocation) run(t *testing.T) result {
 	t.Helper()
+	var stdin io.Reader
+	if in.stdin != "" {
+		stdin = strings.NewReader(in.stdin)
+	}
+	return in.runWith(t, stdin)
+}
+
+func (in invocation) runWith(t *testing.T, stdin io.Reader) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, parleyBinary, in.args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(cleanEnv(), in.env...)
-	if in.stdin != "" {
-		cmd.Stdin = strings.NewReader(in.stdin)
-	}
+	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
