@@ -116,6 +116,9 @@ func (o *object) count(field string, min, max int, clamp bool) (int, bool, *Erro
 		return 0, false, nil
 	}
 	n, good := wholeNumber(raw)
+	if !good && clamp && beyondInt64(raw) {
+		n, good = int64(max), true // a number too large for int64 is above any limit, too
+	}
 	if !good || n < int64(min) || (!clamp && n > int64(max)) {
 		return 0, false, Refuse(ReasonInvalidBody, "field %s must be a whole number from %d to %d", o.name(field), min, max)
 	}
@@ -145,6 +148,25 @@ func wholeNumber(raw json.RawMessage) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(text, 10, 64)
 	return n, err == nil && n <= math.MaxInt64
+}
+
+// beyondInt64 reports whether raw is a whole number (a JSON integer or a string of digits)
+// too large for int64.
+func beyondInt64(raw json.RawMessage) bool {
+	text := strings.TrimSpace(string(raw))
+	if strings.HasPrefix(text, `"`) && json.Unmarshal(raw, &text) != nil {
+		return false
+	}
+	if text == "" {
+		return false
+	}
+	for _, r := range text {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(text, 10, 64)
+	return err != nil
 }
 
 // ParseID reads an id in the forms of § 2: "<prefix><n>", the bare JSON integer <n>, or a

@@ -223,3 +223,32 @@ func TestSendSetsServerFields(t *testing.T) {
 		}
 	})
 }
+
+// § 3: an opening ask titles its thread with the first line of its body, at most 120 code
+// points.
+func TestTitle(t *testing.T) {
+	long := strings.Repeat("ü", 130)
+	cases := map[string]string{
+		"Which port?":                         "Which port?",
+		"  Which port?  \nThe details follow": "Which port?",
+		"\n\n  Leading blank lines\nsecond":   "Leading blank lines",
+		long:                                  strings.Repeat("ü", 120),
+		long + "\nsecond":                     strings.Repeat("ü", 120),
+		strings.Repeat("x", 120):              strings.Repeat("x", 120),
+	}
+	for body, want := range cases {
+		if got := protocol.Title(body); got != want {
+			t.Errorf("Title(%q) = %q, want %q", body, got, want)
+		}
+	}
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := newService(t, db)
+		res := send(t, svc, agent("alice", "read,write"), envelope("ask", "", "  First line\nsecond line"))
+		if res.Thread.Title != "First line" || res.Message.Body != "  First line\nsecond line" {
+			t.Fatalf("thread %s, message body %q", jsonOf(res.Thread), res.Message.Body)
+		}
+		if res.Thread.Creator != "ainotes:alice" || res.Thread.MessageCount != 1 || res.Thread.State != protocol.StateOpen {
+			t.Fatalf("thread: %s", jsonOf(res.Thread))
+		}
+	})
+}

@@ -2,6 +2,7 @@ package protocol_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -158,7 +159,7 @@ func TestInboxPaging(t *testing.T) {
 		if res := inboxWant(t, svc, bob, map[string]any{}, all[:2]...); !res.More {
 			t.Fatalf("the default page of 2 of 7: more is false")
 		}
-		for _, limit := range []any{50, "50", 3} {
+		for _, limit := range []any{50, "50", 3, json.Number("100000000000000000000"), "100000000000000000000"} {
 			if res := inboxWant(t, svc, bob, map[string]any{"limit": limit}, all[:3]...); !res.More {
 				t.Fatalf("limit %v: more is false", limit)
 			}

@@ -170,6 +170,17 @@ func TestListLimitClamped(t *testing.T) {
 		for i := range 5 {
 			send(t, svc, alice, envelope("ask", "", "thread "+itoa(i)))
 		}
+		for _, limit := range []string{"3", `"3"`, "100000000000000000000", `"100000000000000000000"`} {
+			page, err := svc.ListThreads(context.Background(), reader, []byte(`{"limit":`+limit+`}`))
+			if err != nil || len(page.Threads) != 2 || !page.More {
+				t.Fatalf("list_threads limit %s: %v %v", limit, page, err)
+			}
+		}
+		for _, limit := range []string{"0", "-1", "1.5", `"x"`, "1e2", `""`} {
+			if _, err := svc.ListThreads(context.Background(), reader, []byte(`{"limit":`+limit+`}`)); err == nil {
+				t.Fatalf("list_threads limit %s: accepted", limit)
+			}
+		}
 		seen := 0
 		req := map[string]any{"limit": 50}
 		for {
