@@ -34,11 +34,8 @@ func TestConversation(t *testing.T) {
 		if aw := answered.Thread.Awaiting; aw == nil || aw.To == nil || aw.To.Identity != alice.Identity {
 			t.Fatalf("after the answer the asker's turn: %+v", aw)
 		}
-		inbox, err := svc.Inbox(ctx, alice, []byte(`{}`))
-		if err != nil || len(inbox.Items) != 1 {
-			t.Fatalf("alice's inbox: %+v %v", inbox, err)
-		}
-		_, err = svc.Send(ctx, bob, []byte(`{"kind":"decide","thread":"`+th+`","body":"8080"}`))
+		inboxWant(t, svc, alice, nil, th)
+		_, err := svc.Send(ctx, bob, []byte(`{"kind":"decide","thread":"`+th+`","body":"8080"}`))
 		if e, ok := protocol.AsError(err); !ok || e.Reason != protocol.ReasonThreadAuthorityMissing {
 			t.Fatalf("bob may not decide: %v", err)
 		}
