@@ -120,6 +120,9 @@ func openPostgres(dsn string) (*sql.DB, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 5 * time.Second
 	}
+	// bun writes every value into the SQL text, so statements never repeat: preparing each
+	// (pgx's default) costs an extra round trip and server work for nothing.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	sqldb := stdlib.OpenDB(*cfg)
 	sqldb.SetMaxOpenConns(32)
 	sqldb.SetMaxIdleConns(32)
