@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/parleyforum/parley/migrations"
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/benchdata"
+)
+
+// setup makes the modes the flags ask for: the server first, then the baseline.
+func setup(ctx context.Context, c *config) ([]*mode, func(), error) {
+	var modes []*mode
+	var closers []func()
+	cleanup := func() {
+		for _, f := range closers {
+			f()
+		}
+	}
+	if c.url != "" {
+		tokens, err := agentTokens(ctx, c)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		modes = append(modes, &mode{name: "http", sender: newHTTPSender(c.url, tokens, c.agents), board: newBoard(c.agents), stats: newStats()})
+	}
+	if c.baselineDB != "" {
+		d, err := openBaseline(ctx, c.baselineDB)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		closers = append(closers, func() { _ = d.Close() })
+		modes = append(modes, &mode{name: "baseline", sender: &baselineSender{d: d}, board: newBoard(c.agents), stats: newStats()})
+	}
+	return modes, cleanup, nil
+}
+
+// openBaseline migrates the baseline's database (it may be empty) and connects to it.
+func openBaseline(ctx context.Context, rawURL string) (*benchdata.Direct, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	db, err := storage.Open(ctx, rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("the baseline database: %w", err)
+	}
+	_, err = migrations.Up(ctx, db)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("migrating the baseline database: %w", err)
+	}
+	return benchdata.OpenDirect(ctx, rawURL)
+}
+
+// agentTokens reads the tokens file, or creates one token per identity in the server's
+// database.
+func agentTokens(ctx context.Context, c *config) ([]string, error) {
+	if c.tokensFile != "" {
+		return readTokens(c.tokensFile)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	db, err := storage.Open(ctx, c.db)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	run := strconv.FormatInt(time.Now().Unix(), 36)
+	var tokens []string
+	for i := 0; i < c.identities; i++ {
+		secret, err := protocol.NewTokenSecret()
+		if err != nil {
+			return nil, err
+		}
+		_, err = db.CreateToken(ctx, storage.NewToken{
+			Identity:   protocol.AgentIdentity(c.realm, fmt.Sprintf("load-%s-%d", run, i)),
+			SecretHash: protocol.HashTokenSecret(secret),
+			Rights:     "read,write",
+		})
+		if err != nil {
+			return nil, fmt.Errorf("creating the agents' tokens (has the server migrated the database?): %w", err)
+		}
+		tokens = append(tokens, secret)
+	}
+	return tokens, nil
+}
+
+// readTokens reads one token a line: the secret alone, or the JSON object that
+// `parley token create --json` prints. Empty lines and lines starting with # are skipped.
+func readTokens(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var tokens []string
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+			continue
+		case strings.HasPrefix(line, "{"):
+			var t struct {
+				Token string `json:"token"`
+			}
+			if err := json.Unmarshal([]byte(line), &t); err != nil || t.Token == "" {
+				return nil, fmt.Errorf("%s:%d: not a token, nor the JSON of one", path, n)
+			}
+			tokens = append(tokens, t.Token)
+		case strings.ContainsAny(line, " \t"):
+			return nil, fmt.Errorf("%s:%d: a token is one word", path, n)
+		default:
+			tokens = append(tokens, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("%s holds no token", path)
+	}
+	return tokens, nil
+}
+
+// checkLoopback accepts an http(s) URL or a database URL only when it names this machine: a
+// loopback address, a name that resolves only to loopback addresses, a unix socket, or a
+// SQLite file.
+func checkLoopback(raw string) error {
+	switch {
+	case strings.HasPrefix(raw, "sqlite:"):
+		return nil
+	case strings.HasPrefix(raw, "postgres://"), strings.HasPrefix(raw, "postgresql://"):
+		cfg, err := pgx.ParseConfig(raw)
+		if err != nil {
+			return fmt.Errorf("%s: %v", storage.Redact(raw), err)
+		}
+		hosts := []string{cfg.Host}
+		for _, fb := range cfg.Fallbacks {
+			hosts = append(hosts, fb.Host)
+		}
+		for _, h := range hosts {
+			if strings.HasPrefix(h, "/") {
+				continue // a unix socket
+			}
+			if err := loopbackHost(h); err != nil {
+				return fmt.Errorf("%s: %v", storage.Redact(raw), err)
+			}
+		}
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http:// URL", raw)
+	}
+	return loopbackHost(u.Hostname())
+}
+
+func loopbackHost(host string) error {
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.IsLoopback() {
+			return nil
+		}
+		return fmt.Errorf("%s is not a loopback address", host)
+	}
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		return fmt.Errorf("cannot resolve %s: %v", host, err)
+	}
+	for _, ip := range ips {
+		if !ip.IsLoopback() {
+			return fmt.Errorf("%s resolves to %s, not a loopback address", host, ip)
+		}
+	}
+	return nil
+}
