@@ -70,13 +70,14 @@ func TestUserAddPrompt(t *testing.T) {
 				t.Fatal(err)
 			}
 			stderr := bufio.NewReader(prompts)
-			// Type each answer only once its prompt is there, as a person would: by then
-			// the terminal no longer echoes.
+			// Type each answer once its prompt is there and the terminal has stopped echoing,
+			// as a person would, who is never as quick as the microseconds in between.
 			for _, step := range []struct{ prompt, typed string }{
 				{"Password for " + tc.user + ": ", tc.first},
 				{"Repeat it: ", tc.second},
 			} {
 				waitFor(t, stderr, step.prompt)
+				waitForNoEcho(t, tty)
 				if _, err := keyboard.WriteString(step.typed + "\n"); err != nil {
 					t.Fatal(err)
 				}
@@ -127,4 +128,19 @@ func waitFor(t *testing.T, r *bufio.Reader, text string) {
 		}
 		seen.WriteByte(b)
 	}
+}
+
+// waitForNoEcho waits until the terminal no longer echoes what is typed.
+func waitForNoEcho(t *testing.T, tty *os.File) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		termios, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if termios.Lflag&unix.ECHO == 0 {
+			return
+		}
+	}
+	t.Fatal("the prompt never turned the terminal's echo off")
 }
