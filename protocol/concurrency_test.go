@@ -170,7 +170,8 @@ func concCheck(t *testing.T, svc *protocol.Service, th string, opened *protocol.
 	sort.Ints(counts)
 	for i, c := range counts {
 		if c != i+2 {
-			t.Fatalf("the accepted sends were told message counts %v: an update was lost or doubled", counts)
+			t.Fatalf("of %d accepted sends, the %d-th in order was told message_count %d, not %d: an update was lost or doubled",
+				len(counts), i+1, c, i+2)
 		}
 	}
 
