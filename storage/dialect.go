@@ -119,5 +119,3 @@ func translate(err error) error {
 	}
 	return err
 }
-
-func bunIn(ids []int64) any { return bun.In(ids) }
