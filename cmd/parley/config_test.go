@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,4 +153,31 @@ func configFixture(t *testing.T, flags map[string]string, env []string, file str
 		env = append(env, "PARLEY_CONFIG="+path)
 	}
 	return out, env
+}
+
+// The environment and a config file reach the commands, below the flags.
+func TestConfigurationSources(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		config := filepath.Join(t.TempDir(), "parley.toml")
+		if err := os.WriteFile(config, []byte(fmt.Sprintf("db = %q\nrealm = \"fromfile\"\n", url)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fromFile := decodeCreated(t, parley(t, "token", "create", "--handle", "a", "--json", "--config", config).output(t))
+		fromEnv := decodeCreated(t, invocation{
+			args: []string{"token", "create", "--handle", "b", "--json"},
+			env:  []string{"PARLEY_CONFIG=" + config, "PARLEY_REALM=fromenv"},
+		}.run(t).output(t))
+		fromFlag := decodeCreated(t, invocation{
+			args: []string{"token", "create", "--handle", "c", "--json", "--realm", "fromflag"},
+			env:  []string{"PARLEY_DB=" + url, "PARLEY_REALM=fromenv"},
+		}.run(t).output(t))
+		got := []string{fromFile.Identity, fromEnv.Identity, fromFlag.Identity}
+		if diff := cmp.Diff([]string{"fromfile:a", "fromenv:b", "fromflag:c"}, got); diff != "" {
+			t.Errorf("identities (-want +got):\n%s", diff)
+		}
+		// All three went to the one database named by the file or the environment.
+		if out := parley(t, "token", "list", "--db", url).ok(t, "token list").stdout; strings.Count(out, "\n") != 4 {
+			t.Errorf("token list shows other than three tokens:\n%s", out)
+		}
+	})
 }

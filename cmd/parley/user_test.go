@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/parleyforum/parley/web/password"
+)
+
+func TestUserAdd(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		out := invocation{args: []string{"user", "add", "--password-stdin", "--db", url, "--name", "alice"}, stdin: "correct horse battery\n"}.
+			run(t).ok(t, "user add").stdout
+		if !strings.Contains(out, "human:alice") {
+			t.Errorf("user add printed %q", out)
+		}
+		u, err := openDB(t, url).UserByName(context.Background(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(u.PasswordHash, "correct horse") {
+			t.Fatal("the password is stored in clear")
+		}
+		for pw, want := range map[string]bool{"correct horse battery": true, "correct horse battery\n": false} {
+			if ok, err := password.Verify(u.PasswordHash, pw); err != nil || ok != want {
+				t.Errorf("Verify(stored, %q) = %v, %v; want %v", pw, ok, err, want)
+			}
+		}
+
+		invocation{args: []string{"user", "add", "--name", "alice", "--password-stdin", "--db", url}, stdin: "another password"}.
+			run(t).fails(t, "duplicate user", exitRuntime, "already exists")
+		// Without a trailing newline the whole input is the password.
+		invocation{args: []string{"user", "add", "--name", "bob", "--password-stdin", "--db", url}, stdin: "no newline here"}.
+			run(t).ok(t, "user add without a newline")
+		b, err := openDB(t, url).UserByName(context.Background(), "bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := password.Verify(b.PasswordHash, "no newline here"); !ok {
+			t.Error("the password read without a trailing newline does not verify")
+		}
+	})
+}
