@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyforum/parley/migrations"
 )
@@ -26,6 +28,20 @@ func TestMigrate(t *testing.T) {
 		out = parley(t, "migrate", "--db", url).ok(t, "migrate again").stdout
 		if !strings.Contains(out, "up to date") {
 			t.Errorf("a second migrate printed %q", out)
+		}
+
+		// A migration applied by a newer Parley is named as such, after the known ones.
+		_, err := openDB(t, url).ExecContext(context.Background(),
+			"INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+			"29991231000000", "future", time.Now().UTC())
+		if err != nil {
+			t.Fatal(err)
+		}
+		status = parley(t, "migrate", "status", "--db", url).ok(t, "migrate status with a newer migration").stdout
+		lines := strings.Split(strings.TrimSuffix(status, "\n"), "\n")
+		checkStatus(t, strings.Join(lines[:len(lines)-1], "\n"), all, "applied 2")
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "29991231000000_future") || !strings.Contains(last, "unknown to this parley") {
+			t.Errorf("migrate status ends with %q, want the unknown migration", last)
 		}
 	})
 }
