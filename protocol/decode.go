@@ -45,7 +45,30 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 			delete(fields, k) // § 2: null for an optional field counts as absent
 		}
 	}
-	return &object{path: path, fields: fields}, nil
+	o := &object{path: path, fields: fields}
+	if path == "" {
+		// Every operation's input takes the protocol version, optional (§ 2, § 12).
+		if err := o.version(); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// version takes the optional "parley" field, which must be the string "1".
+func (o *object) version() *Error {
+	raw, ok := o.take("parley")
+	if !ok {
+		return nil
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return Refuse(ReasonInvalidBody, `field parley must be the string "1"`)
+	}
+	if v != "1" {
+		return Refuse(ReasonInvalidBody, `field parley must be the string "1", not %q`, v)
+	}
+	return nil
 }
 
 func jsonProblem(err error) string {

@@ -35,12 +35,6 @@ func DecodeEnvelope(raw []byte, limits Limits) (*Envelope, *Error) {
 	o.drop("id", "author_kind", "created_at")
 	env := &Envelope{}
 
-	if v, ok, err := o.str("parley"); err != nil {
-		return nil, Refuse(ReasonInvalidBody, `field parley must be the string "1"`)
-	} else if ok && v != "1" {
-		return nil, Refuse(ReasonInvalidBody, `field parley must be the string "1", not %q`, v)
-	}
-
 	kind, ok, err := o.str("kind")
 	if err != nil {
 		return nil, err

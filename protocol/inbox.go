@@ -162,4 +162,3 @@ func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 	res.Cursor = inboxCursor(cursor)
 	return res, nil
 }
-

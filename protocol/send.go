@@ -33,7 +33,9 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 	}
 	var result *SendResult
 	var release func()
-	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+	// A write that has begun is carried to its end: a client that goes away or a server that
+	// shuts down must not turn an accepted write into a half-answered one.
+	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
 		var err error
 		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {

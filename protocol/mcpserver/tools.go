@@ -124,7 +124,7 @@ func (t tool) mcpTool() *mcp.Tool {
 	if !t.readOnly {
 		ann.DestructiveHint = &no // messages and events are appended, never overwritten
 	}
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: t.input, OutputSchema: t.output, Annotations: ann}
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: withVersion(t.input), OutputSchema: t.output, Annotations: ann}
 }
 
 func kindNames() []string {
@@ -141,4 +141,19 @@ func stateNames() []string {
 		names = append(names, string(s))
 	}
 	return names
+}
+
+// withVersion adds the optional protocol version that every operation's input takes.
+func withVersion(input schema) schema {
+	props, _ := input["properties"].(schema)
+	with := schema{"parley": schema{"const": "1"}}
+	for k, v := range props {
+		with[k] = v
+	}
+	out := schema{}
+	for k, v := range input {
+		out[k] = v
+	}
+	out["properties"] = with
+	return out
 }
