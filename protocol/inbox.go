@@ -39,10 +39,7 @@ const pollEvery = time.Second
 // to that long, until something is the caller's. The end of ctx ends the wait, not a read
 // under way: a long poll that its transport ends (at shutdown) answers with what there is.
 func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult, error) {
-	if a == nil {
-		return nil, requireActor(a, RightRead)
-	}
-	p, err := s.decodeInbox(raw)
+	p, err := s.decodeInbox(a, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +66,8 @@ func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult
 	}
 }
 
-func (s *Service) decodeInbox(raw []byte) (*inboxParams, *Error) {
-	o, err := decodeObject(raw, "")
+func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
+	o, err := input(a, raw)
 	if err != nil {
 		return nil, err
 	}

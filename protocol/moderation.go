@@ -16,14 +16,7 @@ type ModerationResult struct {
 
 // Confirm answers {thread}: a lock holder or a human confirms the current proposal.
 func (s *Service) Confirm(ctx context.Context, a *Actor, raw []byte) (*ModerationResult, error) {
-	if a == nil {
-		return nil, requireActor(a, RightLock)
-	}
-	o, err := decodeObject(raw, "")
-	if err != nil {
-		return nil, err
-	}
-	id, err := requiredThread(o)
+	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +37,7 @@ func (s *Service) Confirm(ctx context.Context, a *Actor, raw []byte) (*Moderatio
 // Mark answers {thread, state}: a human re-marks the thread with any state, confirmed — how a
 // human sets a wrong proposal right.
 func (s *Service) Mark(ctx context.Context, a *Actor, raw []byte) (*ModerationResult, error) {
-	if a == nil {
-		return nil, requireActor(a, RightLock)
-	}
-	o, err := decodeObject(raw, "")
-	if err != nil {
-		return nil, err
-	}
-	id, err := requiredThread(o)
+	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
 	}

@@ -18,14 +18,7 @@ type ReadThreadResult struct {
 // ReadThread answers {thread} with the thread, its message tree nested by parent (siblings in
 // order of creation) and its claims.
 func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadThreadResult, error) {
-	if a == nil {
-		return nil, requireActor(a, RightRead)
-	}
-	o, err := decodeObject(raw, "")
-	if err != nil {
-		return nil, err
-	}
-	id, err := requiredThread(o)
+	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +61,26 @@ func messageTree(msgs []storage.Message) []*MessageView {
 	return roots
 }
 
+// input makes the first checks of § 9 that every operation with a caller shares: the caller
+// is authenticated, then the input is one JSON object. The token right comes after the
+// input is read, when the operation knows what it needs.
+func input(a *Actor, raw []byte) (*object, *Error) {
+	if a == nil {
+		return nil, Refuse(ReasonUnauthenticated, "a bearer token is required (Authorization: Bearer <token>)")
+	}
+	return decodeObject(raw, "")
+}
+
+// threadInput is input for an operation on one thread: it takes the thread field too.
+func threadInput(a *Actor, raw []byte) (*object, int64, *Error) {
+	o, err := input(a, raw)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := requiredThread(o)
+	return o, id, err
+}
+
 // requiredThread takes the thread field every thread operation needs.
 func requiredThread(o *object) (int64, *Error) {
 	id, ok, err := o.id("thread", "th_")
@@ -89,10 +102,7 @@ type ListThreadsResult struct {
 
 // ListThreads answers {state?, cursor?, limit?}.
 func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListThreadsResult, error) {
-	if a == nil {
-		return nil, requireActor(a, RightRead)
-	}
-	o, err := decodeObject(raw, "")
+	o, err := input(a, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -158,14 +168,7 @@ const eventsPage = 1000
 
 // ReadEvents answers {thread, since?}.
 func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEventsResult, error) {
-	if a == nil {
-		return nil, requireActor(a, RightRead)
-	}
-	o, err := decodeObject(raw, "")
-	if err != nil {
-		return nil, err
-	}
-	id, err := requiredThread(o)
+	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
 	}
