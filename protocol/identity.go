@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // § 1: identities, tokens, rights.
@@ -129,6 +131,27 @@ func HashTokenSecret(secret string) string {
 
 // SameHash compares two stored hashes in constant time.
 func SameHash(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+
+// MaxLabelChars bounds a moderation label, which is shown beside every state a lock holder
+// sets ("KI · <label>").
+const MaxLabelChars = 64
+
+// CheckLabel validates a moderation label: 1 to MaxLabelChars printable characters, no white
+// space at either end.
+func CheckLabel(label string) error {
+	if strings.TrimSpace(label) != label || label == "" {
+		return fmt.Errorf("the label %q is empty or starts or ends with a space", label)
+	}
+	if utf8.RuneCountInString(label) > MaxLabelChars {
+		return fmt.Errorf("the label has more than %d characters", MaxLabelChars)
+	}
+	for _, r := range label {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("the label %q has a character that cannot be shown", label)
+		}
+	}
+	return nil
+}
 
 // Actor is who performs an operation: set by the server from a token or a browser session,
 // never declared by the client.

@@ -9,16 +9,11 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 )
 
-// maxLabel bounds a moderation label, which the pages show beside every state a lock holder
-// sets ("KI · <label>").
-const maxLabel = 64
 
 func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
@@ -101,27 +96,12 @@ func newTokenFor(realm string, given map[string]string, handle, human, rightsLis
 	}
 	nt := storage.NewToken{Identity: protocol.AgentIdentity(realm, handle), Rights: rights.String()}
 	if hasLabel {
-		if err := checkLabel(label); err != nil {
+		if err := protocol.CheckLabel(label); err != nil {
 			return storage.NewToken{}, usagef("token create: %v", err)
 		}
 		nt.Label = &label
 	}
 	return nt, nil
-}
-
-func checkLabel(label string) error {
-	if strings.TrimSpace(label) != label || label == "" {
-		return fmt.Errorf("the label %q is empty or starts or ends with a space", label)
-	}
-	if utf8.RuneCountInString(label) > maxLabel {
-		return fmt.Errorf("the label has more than %d characters", maxLabel)
-	}
-	for _, r := range label {
-		if !unicode.IsPrint(r) {
-			return fmt.Errorf("the label %q has a character that cannot be shown", label)
-		}
-	}
-	return nil
 }
 
 // rightsOf is a token's rights as a list, in the manifest's order.
