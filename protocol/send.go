@@ -180,17 +180,17 @@ func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
 		return nil, release, err
 	}
 	setAwaiting(m, t, aw)
-	if err := w.f.InsertMessage(ctx, m); err != nil {
-		return nil, release, err
-	}
-	setBySelf(t, m)
-	if err := w.applyState(ctx, t, m, next); err != nil {
-		return nil, release, err
-	}
+	ev := w.applyState(t, m, next)
 	t.MessageCount++
-	t.LastMessageID = &m.ID
 	t.UpdatedAt = w.now
-	if err := w.f.UpdateThread(ctx, t, inboxMoved(&before, t)); err != nil {
+	// A message that sets the awaiting itself gives the thread an awaiting_set_by it never
+	// had: that always moves the thread in the inbox.
+	self := awaitedBySelf(m)
+	err = w.f.WriteReply(ctx, storage.ReplyWrite{
+		Message: m, Event: ev, Thread: t,
+		AwaitedBySelf: self, MoveInbox: self || inboxMoved(&before, t),
+	})
+	if err != nil {
 		return nil, release, err
 	}
 	return &SendResult{Message: messageView(m), Thread: threadView(t)}, release, nil
@@ -232,9 +232,11 @@ func (w *write) awaitingAfter(ctx context.Context, t *storage.Thread, parent *st
 	}
 }
 
-// applyState moves the thread to next (§ 4, § 5) and writes the event when the state or its
-// confirmation changes. An act that leaves both as they are writes no event.
-func (w *write) applyState(ctx context.Context, t *storage.Thread, m *storage.Message, next State) error {
+// applyState moves the thread to next (§ 4, § 5) and returns the event to write when the
+// state or its confirmation changes. An act that leaves both as they are writes no event
+// (nil). The event's and the thread's references to each other and to m are set when they
+// are stored (storage.Forum.WriteReply).
+func (w *write) applyState(t *storage.Thread, m *storage.Message, next State) *storage.Event {
 	from := State(t.State)
 	mark := MarkingOf(w.actor)
 	changed := next != from
@@ -245,11 +247,8 @@ func (w *write) applyState(ctx context.Context, t *storage.Thread, m *storage.Me
 		return nil
 	}
 	ev := w.event(t, m, &from, next, mark)
-	if err := w.f.InsertEvent(ctx, ev); err != nil {
-		return err
-	}
 	setState(t, next, mark, ev, w.now)
-	return nil
+	return ev
 }
 
 // setState records a new state on the thread (§ 5): confirmed states become confirmed_state.
@@ -337,10 +336,15 @@ func setAwaiting(m *storage.Message, t *storage.Thread, aw *Awaiting) {
 
 // setBySelf points the thread's awaiting at the new message when that message set it.
 func setBySelf(t *storage.Thread, m *storage.Message) {
-	if m.AwaitingMode != storage.AwaitingNone && m.AwaitingSetBy == nil {
+	if awaitedBySelf(m) {
 		id := m.ID
 		t.AwaitingSetBy = &id
 	}
+}
+
+// awaitedBySelf reports whether the message sets the awaiting itself (SetBy 0, stored as NULL).
+func awaitedBySelf(m *storage.Message) bool {
+	return m.AwaitingMode != storage.AwaitingNone && m.AwaitingSetBy == nil
 }
 
 // inboxTo is whose inbox lists the thread (§ 7): the awaited identity, anyone, or nobody when

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -12,12 +13,13 @@ import (
 type Forum struct {
 	db *DB
 	q  bun.IDB
+	tx *sql.Tx // inside DB.Write: the transaction under q, for the prepared hot path (reply_pg.go)
 }
 
 // Write runs fn in one read-write transaction.
 func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, f *Forum) error) error {
 	return db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-		return fn(ctx, &Forum{db: db, q: tx})
+		return fn(ctx, &Forum{db: db, q: tx, tx: tx.Tx})
 	})
 }
 
@@ -32,6 +34,9 @@ func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // so that writers of one thread take turns.
 func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) {
 	t := new(Thread)
+	if f.prepared() {
+		return t, f.selectPrepared(ctx, pgThreadForUpdate, t, id)
+	}
 	q := f.q.NewSelect().Model(t).Where("id = ?", id)
 	err := f.db.lockForUpdate(q).Scan(ctx)
 	return t, translate(err)
@@ -47,6 +52,9 @@ func (f *Forum) Thread(ctx context.Context, id int64) (*Thread, error) {
 // Message reads one message.
 func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
 	m := new(Message)
+	if f.prepared() {
+		return m, f.selectPrepared(ctx, pgMessage, m, id)
+	}
 	err := f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx)
 	return m, translate(err)
 }
@@ -130,6 +138,53 @@ func (f *Forum) UpdateThread(ctx context.Context, t *Thread, moveInbox bool) err
 		return ErrNotFound
 	}
 	return nil
+}
+
+// ReplyWrite is what a reply into an existing thread writes: the new message, the event when
+// the thread's state or its confirmation changes, and the thread as it is after both.
+type ReplyWrite struct {
+	Message *Message
+	Event   *Event // nil when the reply changes no state
+	Thread  *Thread
+	// AwaitedBySelf: the new message sets the awaiting itself, so the thread's AwaitingSetBy
+	// becomes the message's id once it has one.
+	AwaitedBySelf bool
+	// MoveInbox gives the thread a new inbox position (see UpdateThread).
+	MoveInbox bool
+}
+
+// WriteReply stores a reply: it inserts the message and the event, sets their IDs, points the
+// event at the message and the thread at both (LastMessageID, StateEventID with an event,
+// AwaitingSetBy with AwaitedBySelf), and writes the thread as UpdateThread does. On Postgres
+// it is one statement (reply_pg.go); elsewhere the statements of InsertMessage, InsertEvent
+// and UpdateThread.
+func (f *Forum) WriteReply(ctx context.Context, w ReplyWrite) error {
+	if f.prepared() {
+		return f.writeReplyPostgres(ctx, w)
+	}
+	if err := f.InsertMessage(ctx, w.Message); err != nil {
+		return err
+	}
+	w.linkMessage()
+	if w.Event != nil {
+		if err := f.InsertEvent(ctx, w.Event); err != nil {
+			return err
+		}
+		w.Thread.StateEventID = &w.Event.ID
+	}
+	return f.UpdateThread(ctx, w.Thread, w.MoveInbox)
+}
+
+// linkMessage points the event and the thread at the message, which has its ID.
+func (w *ReplyWrite) linkMessage() {
+	id := w.Message.ID
+	w.Thread.LastMessageID = &id
+	if w.AwaitedBySelf {
+		w.Thread.AwaitingSetBy = &id
+	}
+	if w.Event != nil {
+		w.Event.MessageID = &id
+	}
 }
 
 // ThreadsPage lists threads newest first, optionally of one state, below the id beforeID

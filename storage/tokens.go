@@ -40,7 +40,13 @@ func (db *DB) CreateToken(ctx context.Context, nt NewToken) (*Token, error) {
 // preimage of SHA-256 that tells nothing about any secret.
 func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 	t := new(Token)
-	if err := db.NewSelect().Model(t).Where("secret_hash = ?", hash).Scan(ctx); err != nil {
+	var err error
+	if db.kind == Postgres {
+		err = db.selectPrepared(ctx, db.DB.DB, pgTokenByHash, t, hash) // every request's (reply_pg.go)
+	} else {
+		err = db.NewSelect().Model(t).Where("secret_hash = ?", hash).Scan(ctx)
+	}
+	if err != nil {
 		return nil, translate(err)
 	}
 	if t.RevokedAt != nil {

@@ -1,0 +1,187 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The hot path of a send on Postgres: the token lookup of every request, the two reads before
+// the checks and the writes of a reply after them. Unlike the rest of storage these are SQL with numbered parameters run on
+// the transaction's *sql.Tx with pgx.QueryExecModeCacheStatement, not bun queries: bun writes
+// every value into the SQL text, so Postgres parses and plans each statement afresh, while
+// these few, always the same text, are prepared once per connection and then only bound and
+// run. Every other query keeps bun and the simple protocol (see openPostgres).
+
+// prepared reports whether the hot path's prepared statements apply: on Postgres, inside
+// DB.Write.
+func (f *Forum) prepared() bool { return f.db.kind == Postgres && f.tx != nil }
+
+var (
+	pgTokenByHash     = "SELECT " + columnList((*Token)(nil)) + " FROM tokens WHERE secret_hash = $1"
+	pgThreadForUpdate = "SELECT " + columnList((*Thread)(nil)) + " FROM threads WHERE id = $1 FOR UPDATE"
+	pgMessage         = "SELECT " + columnList((*Message)(nil)) + " FROM messages WHERE id = $1"
+)
+
+// columnList is every column of a model, as bun's Model(…) selects them.
+func columnList(model any) string {
+	fields := reflect.TypeOf(model).Elem()
+	var names []string
+	for i := 0; i < fields.NumField(); i++ {
+		tag := fields.Field(i).Tag.Get("bun")
+		if name, _, _ := strings.Cut(tag, ","); name != "" && !strings.HasPrefix(tag, "table:") {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// selectPrepared reads the one row of query (a lookup by id) into dest, a model, in the
+// write's transaction.
+func (f *Forum) selectPrepared(ctx context.Context, query string, dest any, id int64) error {
+	return f.db.selectPrepared(ctx, f.tx, query, dest, id)
+}
+
+// selectPrepared reads the one row of query, a lookup by a unique key, into dest, a model:
+// ErrNotFound when there is none.
+func (db *DB) selectPrepared(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, query string, dest, key any) error {
+	rows, err := q.QueryContext(ctx, query, pgx.QueryExecModeCacheStatement, key)
+	if err != nil {
+		return translate(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return translate(err)
+		}
+		return ErrNotFound
+	}
+	if err := db.ScanRow(ctx, rows, dest); err != nil {
+		return translate(err)
+	}
+	return translate(rows.Close())
+}
+
+// writeReplyPostgres is WriteReply as one statement: the message insert, the event insert
+// and the thread update as data-modifying WITHs of one UPDATE, one round trip instead of
+// three (two without an event). The update sees the ids the inserts return through the
+// WITHs' RETURNING; foreign keys are checked at the end of the statement, when both rows
+// exist.
+func (f *Forum) writeReplyPostgres(ctx context.Context, w ReplyWrite) error {
+	m, e, t := w.Message, w.Event, w.Thread
+	args := []any{pgx.QueryExecModeCacheStatement,
+		m.ThreadID, m.ParentID, m.Depth, m.AskID, m.Kind, m.Identity, m.Extension, m.AuthorKind,
+		m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt,
+		m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, m.AwaitingSetBy,
+		t.Title, t.State, t.StateOrigin, t.StateConfirmedAt, t.ConfirmedState,
+		t.RootMessageID, t.MessageCount, t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension,
+		t.InboxTo, t.UpdatedAt, t.ID,
+	}
+	if !w.AwaitedBySelf {
+		args = append(args, t.AwaitingSetBy)
+	}
+	if e == nil {
+		args = append(args, t.StateEventID)
+	} else {
+		args = append(args, e.ThreadID, e.Subject, e.Act, e.FromState, e.ToState, e.Origin,
+			e.ActorIdentity, e.ActorExtension, e.Label, e.Confirmed, e.ConfirmedAt,
+			e.ConfirmsEventID, e.At)
+	}
+	var eventID, inboxTx, inboxSeq int64
+	err := f.tx.QueryRowContext(ctx, replyStatement(e != nil, w.AwaitedBySelf, w.MoveInbox), args...).
+		Scan(&m.ID, &eventID, &inboxTx, &inboxSeq)
+	if err != nil {
+		return translate(err) // no row: the thread is gone (ErrNotFound)
+	}
+	w.linkMessage()
+	if e != nil {
+		e.ID = eventID
+		t.StateEventID = &e.ID
+	}
+	if w.MoveInbox {
+		t.InboxTx, t.InboxSeq = inboxTx, inboxSeq
+	}
+	return nil
+}
+
+// replyStatements are the variants of the reply's statement: [event][awaited by self][move].
+var replyStatements [2][2][2]string
+
+func init() {
+	for _, event := range []bool{false, true} {
+		for _, self := range []bool{false, true} {
+			for _, move := range []bool{false, true} {
+				replyStatements[b2i(event)][b2i(self)][b2i(move)] = buildReplyStatement(event, self, move)
+			}
+		}
+	}
+}
+
+func replyStatement(event, self, move bool) string {
+	return replyStatements[b2i(event)][b2i(self)][b2i(move)]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// buildReplyStatement writes one variant; its parameters are, in order, the message's
+// columns, the thread's, the thread's id, its awaiting_set_by unless the message sets it,
+// and then either the thread's state_event_id (no event) or the event's columns.
+func buildReplyStatement(event, self, move bool) string {
+	n := 0
+	next := func() string { n++; return "$" + strconv.Itoa(n) }
+	params := func(k int) string {
+		p := make([]string, k)
+		for i := range p {
+			p[i] = next()
+		}
+		return strings.Join(p, ", ")
+	}
+	var b strings.Builder
+	b.WriteString(`WITH m AS (INSERT INTO messages (thread_id, parent_id, depth, ask_id, kind, identity,
+	extension, author_kind, body, provenance_model, provenance_client, created_at,
+	awaiting_mode, awaiting_identity, awaiting_extension, awaiting_set_by)
+	VALUES (` + params(16) + `) RETURNING id)`)
+	set := []string{"title", "state", "state_origin", "state_confirmed_at", "confirmed_state",
+		"root_message_id", "message_count", "awaiting_mode", "awaiting_identity",
+		"awaiting_extension", "inbox_to", "updated_at"}
+	var sets []string
+	for _, col := range set {
+		sets = append(sets, col+" = "+next())
+	}
+	where := next()
+	sets = append(sets, "last_message_id = m.id")
+	if self {
+		sets = append(sets, "awaiting_set_by = m.id")
+	} else {
+		sets = append(sets, "awaiting_set_by = "+next())
+	}
+	from, eventID := "m", "0"
+	if event {
+		b.WriteString(`, e AS (INSERT INTO events (thread_id, subject, act, from_state, to_state,
+	origin, actor_identity, actor_extension, label, confirmed, confirmed_at, confirms_event_id,
+	at, message_id) VALUES (` + params(13) + `, (SELECT id FROM m)) RETURNING id)`)
+		sets = append(sets, "state_event_id = e.id")
+		from, eventID = "m, e", "e.id"
+	} else {
+		sets = append(sets, "state_event_id = "+next())
+	}
+	if move {
+		// As in UpdateThread: the position is taken inside the update (see horizonSQL).
+		sets = append(sets, "inbox_tx = pg_current_xact_id()::text::bigint", "inbox_seq = nextval('inbox_seq')")
+	}
+	b.WriteString("\nUPDATE threads SET " + strings.Join(sets, ", ") + " FROM " + from +
+		" WHERE threads.id = " + where +
+		" RETURNING m.id, " + eventID + ", threads.inbox_tx, threads.inbox_seq")
+	return b.String()
+}
