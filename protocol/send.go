@@ -102,19 +102,13 @@ func (w *write) open(ctx context.Context) (*SendResult, func(), error) {
 	m := w.message(t.ID, nil)
 	aw := &Awaiting{Except: &Party{Identity: w.actor.Identity, Extension: w.env.Extension}}
 	setAwaiting(m, t, aw)
-	if err := w.f.InsertMessage(ctx, m); err != nil {
-		return nil, release, err
-	}
 	ev := w.event(t, m, nil, StateOpen, Marking{Origin: mark.Origin, Confirmed: true})
-	if err := w.f.InsertEvent(ctx, ev); err != nil {
-		return nil, release, err
-	}
-	t.StateEventID = &ev.ID
-	t.RootMessageID = &m.ID
-	t.LastMessageID = &m.ID
 	t.MessageCount = 1
-	setBySelf(t, m)
-	if err := w.f.UpdateThread(ctx, t, true); err != nil {
+	err = w.f.WriteMessage(ctx, storage.MessageWrite{
+		Message: m, Event: ev, Thread: t,
+		Opens: true, AwaitedBySelf: awaitedBySelf(m), MoveInbox: true,
+	})
+	if err != nil {
 		return nil, release, err
 	}
 	return &SendResult{Message: messageView(m), Thread: threadView(t)}, release, nil
@@ -186,7 +180,7 @@ func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
 	// A message that sets the awaiting itself gives the thread an awaiting_set_by it never
 	// had: that always moves the thread in the inbox.
 	self := awaitedBySelf(m)
-	err = w.f.WriteReply(ctx, storage.ReplyWrite{
+	err = w.f.WriteMessage(ctx, storage.MessageWrite{
 		Message: m, Event: ev, Thread: t,
 		AwaitedBySelf: self, MoveInbox: self || inboxMoved(&before, t),
 	})
@@ -235,7 +229,7 @@ func (w *write) awaitingAfter(ctx context.Context, t *storage.Thread, parent *st
 // applyState moves the thread to next (§ 4, § 5) and returns the event to write when the
 // state or its confirmation changes. An act that leaves both as they are writes no event
 // (nil). The event's and the thread's references to each other and to m are set when they
-// are stored (storage.Forum.WriteReply).
+// are stored (storage.Forum.WriteMessage).
 func (w *write) applyState(t *storage.Thread, m *storage.Message, next State) *storage.Event {
 	from := State(t.State)
 	mark := MarkingOf(w.actor)

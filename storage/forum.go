@@ -140,27 +140,29 @@ func (f *Forum) UpdateThread(ctx context.Context, t *Thread, moveInbox bool) err
 	return nil
 }
 
-// ReplyWrite is what a reply into an existing thread writes: the new message, the event when
-// the thread's state or its confirmation changes, and the thread as it is after both.
-type ReplyWrite struct {
+// MessageWrite is what a new message writes: the message, the event when the thread's state
+// or its confirmation changes, and the thread as it is after both.
+type MessageWrite struct {
 	Message *Message
-	Event   *Event // nil when the reply changes no state
+	Event   *Event // nil when the message changes no state
 	Thread  *Thread
-	// AwaitedBySelf: the new message sets the awaiting itself, so the thread's AwaitingSetBy
-	// becomes the message's id once it has one.
+	// Opens: the message is the thread's first, so the thread's RootMessageID becomes its id.
+	Opens bool
+	// AwaitedBySelf: the message sets the awaiting itself, so the thread's AwaitingSetBy
+	// becomes its id.
 	AwaitedBySelf bool
 	// MoveInbox gives the thread a new inbox position (see UpdateThread).
 	MoveInbox bool
 }
 
-// WriteReply stores a reply: it inserts the message and the event, sets their IDs, points the
-// event at the message and the thread at both (LastMessageID, StateEventID with an event,
-// AwaitingSetBy with AwaitedBySelf), and writes the thread as UpdateThread does. On Postgres
-// it is one statement (reply_pg.go); elsewhere the statements of InsertMessage, InsertEvent
-// and UpdateThread.
-func (f *Forum) WriteReply(ctx context.Context, w ReplyWrite) error {
+// WriteMessage stores a message into a thread that exists: it inserts the message and the
+// event, sets their IDs, points the event at the message and the thread at both
+// (LastMessageID, StateEventID with an event, RootMessageID with Opens, AwaitingSetBy with
+// AwaitedBySelf), and writes the thread as UpdateThread does. On Postgres it is one statement
+// (reply_pg.go); elsewhere the statements of InsertMessage, InsertEvent and UpdateThread.
+func (f *Forum) WriteMessage(ctx context.Context, w MessageWrite) error {
 	if f.prepared() {
-		return f.writeReplyPostgres(ctx, w)
+		return f.writeMessagePostgres(ctx, w)
 	}
 	if err := f.InsertMessage(ctx, w.Message); err != nil {
 		return err
@@ -176,9 +178,12 @@ func (f *Forum) WriteReply(ctx context.Context, w ReplyWrite) error {
 }
 
 // linkMessage points the event and the thread at the message, which has its ID.
-func (w *ReplyWrite) linkMessage() {
+func (w *MessageWrite) linkMessage() {
 	id := w.Message.ID
 	w.Thread.LastMessageID = &id
+	if w.Opens {
+		w.Thread.RootMessageID = &id
+	}
 	if w.AwaitedBySelf {
 		w.Thread.AwaitingSetBy = &id
 	}

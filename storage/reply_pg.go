@@ -68,20 +68,22 @@ func (db *DB) selectPrepared(ctx context.Context, q interface {
 	return translate(rows.Close())
 }
 
-// writeReplyPostgres is WriteReply as one statement: the message insert, the event insert
+// writeMessagePostgres is WriteMessage as one statement: the message insert, the event insert
 // and the thread update as data-modifying WITHs of one UPDATE, one round trip instead of
 // three (two without an event). The update sees the ids the inserts return through the
 // WITHs' RETURNING; foreign keys are checked at the end of the statement, when both rows
 // exist.
-func (f *Forum) writeReplyPostgres(ctx context.Context, w ReplyWrite) error {
+func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error {
 	m, e, t := w.Message, w.Event, w.Thread
 	args := []any{pgx.QueryExecModeCacheStatement,
 		m.ThreadID, m.ParentID, m.Depth, m.AskID, m.Kind, m.Identity, m.Extension, m.AuthorKind,
 		m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt,
 		m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, m.AwaitingSetBy,
-		t.Title, t.State, t.StateOrigin, t.StateConfirmedAt, t.ConfirmedState,
-		t.RootMessageID, t.MessageCount, t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension,
-		t.InboxTo, t.UpdatedAt, t.ID,
+		t.Title, t.State, t.StateOrigin, t.StateConfirmedAt, t.ConfirmedState, t.MessageCount,
+		t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension, t.InboxTo, t.UpdatedAt, t.ID,
+	}
+	if !w.Opens {
+		args = append(args, t.RootMessageID)
 	}
 	if !w.AwaitedBySelf {
 		args = append(args, t.AwaitingSetBy)
@@ -94,8 +96,8 @@ func (f *Forum) writeReplyPostgres(ctx context.Context, w ReplyWrite) error {
 			e.ConfirmsEventID, e.At)
 	}
 	var eventID, inboxTx, inboxSeq int64
-	err := f.tx.QueryRowContext(ctx, replyStatement(e != nil, w.AwaitedBySelf, w.MoveInbox), args...).
-		Scan(&m.ID, &eventID, &inboxTx, &inboxSeq)
+	query := messageStatements[statementVariant{event: e != nil, opens: w.Opens, self: w.AwaitedBySelf, move: w.MoveInbox}]
+	err := f.tx.QueryRowContext(ctx, query, args...).Scan(&m.ID, &eventID, &inboxTx, &inboxSeq)
 	if err != nil {
 		return translate(err) // no row: the thread is gone (ErrNotFound)
 	}
@@ -110,34 +112,24 @@ func (f *Forum) writeReplyPostgres(ctx context.Context, w ReplyWrite) error {
 	return nil
 }
 
-// replyStatements are the variants of the reply's statement: [event][awaited by self][move].
-var replyStatements [2][2][2]string
+// statementVariant picks one of the variants of the message's statement.
+type statementVariant struct{ event, opens, self, move bool }
+
+// messageStatements are the variants, built once.
+var messageStatements = map[statementVariant]string{}
 
 func init() {
-	for _, event := range []bool{false, true} {
-		for _, self := range []bool{false, true} {
-			for _, move := range []bool{false, true} {
-				replyStatements[b2i(event)][b2i(self)][b2i(move)] = buildReplyStatement(event, self, move)
-			}
-		}
+	for i := 0; i < 16; i++ {
+		v := statementVariant{event: i&1 != 0, opens: i&2 != 0, self: i&4 != 0, move: i&8 != 0}
+		messageStatements[v] = buildMessageStatement(v)
 	}
 }
 
-func replyStatement(event, self, move bool) string {
-	return replyStatements[b2i(event)][b2i(self)][b2i(move)]
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// buildReplyStatement writes one variant; its parameters are, in order, the message's
-// columns, the thread's, the thread's id, its awaiting_set_by unless the message sets it,
-// and then either the thread's state_event_id (no event) or the event's columns.
-func buildReplyStatement(event, self, move bool) string {
+// buildMessageStatement writes one variant; its parameters are, in order, the message's
+// columns, the thread's, the thread's id, its root_message_id unless the message opens it,
+// its awaiting_set_by unless the message sets it, and then either the thread's
+// state_event_id (no event) or the event's columns.
+func buildMessageStatement(v statementVariant) string {
 	n := 0
 	next := func() string { n++; return "$" + strconv.Itoa(n) }
 	params := func(k int) string {
@@ -153,7 +145,7 @@ func buildReplyStatement(event, self, move bool) string {
 	awaiting_mode, awaiting_identity, awaiting_extension, awaiting_set_by)
 	VALUES (` + params(16) + `) RETURNING id)`)
 	set := []string{"title", "state", "state_origin", "state_confirmed_at", "confirmed_state",
-		"root_message_id", "message_count", "awaiting_mode", "awaiting_identity",
+		"message_count", "awaiting_mode", "awaiting_identity",
 		"awaiting_extension", "inbox_to", "updated_at"}
 	var sets []string
 	for _, col := range set {
@@ -161,13 +153,18 @@ func buildReplyStatement(event, self, move bool) string {
 	}
 	where := next()
 	sets = append(sets, "last_message_id = m.id")
-	if self {
+	if v.opens {
+		sets = append(sets, "root_message_id = m.id")
+	} else {
+		sets = append(sets, "root_message_id = "+next())
+	}
+	if v.self {
 		sets = append(sets, "awaiting_set_by = m.id")
 	} else {
 		sets = append(sets, "awaiting_set_by = "+next())
 	}
 	from, eventID := "m", "0"
-	if event {
+	if v.event {
 		b.WriteString(`, e AS (INSERT INTO events (thread_id, subject, act, from_state, to_state,
 	origin, actor_identity, actor_extension, label, confirmed, confirmed_at, confirms_event_id,
 	at, message_id) VALUES (` + params(13) + `, (SELECT id FROM m)) RETURNING id)`)
@@ -176,7 +173,7 @@ func buildReplyStatement(event, self, move bool) string {
 	} else {
 		sets = append(sets, "state_event_id = "+next())
 	}
-	if move {
+	if v.move {
 		// As in UpdateThread: the position is taken inside the update (see horizonSQL).
 		sets = append(sets, "inbox_tx = pg_current_xact_id()::text::bigint", "inbox_seq = nextval('inbox_seq')")
 	}
