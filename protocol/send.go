@@ -118,20 +118,23 @@ func (w *write) open(ctx context.Context) (*SendResult, func(), error) {
 func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
 	env := w.env
 	var parent *storage.Message
-	threadID := env.Thread
+	var t *storage.Thread
+	var err error
 	if env.Parent != 0 {
-		p, err := w.f.Message(ctx, env.Parent)
-		if err != nil {
+		// § 2: without a thread, the thread is the parent's.
+		parent, t, err = w.f.ParentAndThreadForUpdate(ctx, env.Parent, env.Thread)
+		if parent == nil {
 			return nil, nil, notFound(err, "message %s not found", MessageKey(env.Parent))
 		}
-		if threadID == 0 {
-			threadID = p.ThreadID // § 2: without a thread, the thread is the parent's
+		if t == nil {
+			threadID := env.Thread
+			if threadID == 0 {
+				threadID = parent.ThreadID
+			}
+			return nil, nil, notFound(err, "thread %s not found", ThreadKey(threadID))
 		}
-		parent = p
-	}
-	t, err := w.f.ThreadForUpdate(ctx, threadID)
-	if err != nil {
-		return nil, nil, notFound(err, "thread %s not found", ThreadKey(threadID))
+	} else if t, err = w.f.ThreadForUpdate(ctx, env.Thread); err != nil {
+		return nil, nil, notFound(err, "thread %s not found", ThreadKey(env.Thread))
 	}
 	if parent != nil && parent.ThreadID != t.ID {
 		return nil, nil, Refuse(ReasonNotFound, "message %s not found in thread %s", MessageKey(parent.ID), ThreadKey(t.ID))

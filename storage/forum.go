@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -40,6 +41,31 @@ func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) 
 	q := f.q.NewSelect().Model(t).Where("id = ?", id)
 	err := f.db.lockForUpdate(q).Scan(ctx)
 	return t, translate(err)
+}
+
+// ParentAndThreadForUpdate reads a message and its thread (threadID, or the message's own
+// when threadID is 0) and locks the thread as ThreadForUpdate does. A missing message is
+// ErrNotFound with both nil; a missing thread is ErrNotFound with the message. On Postgres it
+// is one statement (reply_pg.go).
+func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID int64) (*Message, *Thread, error) {
+	if f.prepared() {
+		if p, t, err := f.parentAndThreadPostgres(ctx, parentID, threadID); err == nil || !errors.Is(err, ErrNotFound) {
+			return p, t, err
+		}
+		// One of the two is missing: the statements below tell which.
+	}
+	p, err := f.Message(ctx, parentID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if threadID == 0 {
+		threadID = p.ThreadID
+	}
+	t, err := f.ThreadForUpdate(ctx, threadID)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, t, nil
 }
 
 // Thread reads one thread.

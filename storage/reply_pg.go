@@ -27,8 +27,37 @@ var (
 	pgMessage         = "SELECT " + columnList((*Message)(nil)) + " FROM messages WHERE id = $1"
 )
 
-// columnList is every column of a model, as bun's Model(…) selects them.
-func columnList(model any) string {
+// pgParentAndThread is the parent and its thread in one statement, locking only the
+// thread's row. A writer that waited for the lock gets the thread as the other left it; the
+// parent, a message, never changes.
+var pgParentAndThread = "SELECT " + prefixedColumnList("p", (*Message)(nil)) + ", " +
+	prefixedColumnList("t", (*Thread)(nil)) +
+	" FROM messages AS p JOIN threads AS t ON t.id = COALESCE($2, p.thread_id) WHERE p.id = $1 FOR UPDATE OF t"
+
+// parentAndThread is a row of pgParentAndThread.
+type parentAndThread struct {
+	Parent Message `bun:"embed:p_"`
+	Thread Thread  `bun:"embed:t_"`
+}
+
+func (f *Forum) parentAndThreadPostgres(ctx context.Context, parentID, threadID int64) (*Message, *Thread, error) {
+	var thread *int64
+	if threadID != 0 {
+		thread = &threadID
+	}
+	row := new(parentAndThread)
+	rows, err := f.tx.QueryContext(ctx, pgParentAndThread, pgx.QueryExecModeCacheStatement, parentID, thread)
+	if err != nil {
+		return nil, nil, translate(err)
+	}
+	if err := f.db.scanOne(ctx, rows, row); err != nil {
+		return nil, nil, err
+	}
+	return &row.Parent, &row.Thread, nil
+}
+
+// columnNames are the columns of a model, as bun's Model(…) selects them.
+func columnNames(model any) []string {
 	fields := reflect.TypeOf(model).Elem()
 	var names []string
 	for i := 0; i < fields.NumField(); i++ {
@@ -36,6 +65,18 @@ func columnList(model any) string {
 		if name, _, _ := strings.Cut(tag, ","); name != "" && !strings.HasPrefix(tag, "table:") {
 			names = append(names, name)
 		}
+	}
+	return names
+}
+
+// columnList is every column of a model.
+func columnList(model any) string { return strings.Join(columnNames(model), ", ") }
+
+// prefixedColumnList is every column of a model in the table named alias, as alias_column.
+func prefixedColumnList(alias string, model any) string {
+	names := columnNames(model)
+	for i, n := range names {
+		names[i] = alias + "." + n + " AS " + alias + "_" + n
 	}
 	return strings.Join(names, ", ")
 }
@@ -55,6 +96,11 @@ func (db *DB) selectPrepared(ctx context.Context, q interface {
 	if err != nil {
 		return translate(err)
 	}
+	return db.scanOne(ctx, rows, dest)
+}
+
+// scanOne scans the one row of rows into dest and closes rows: ErrNotFound when there is none.
+func (db *DB) scanOne(ctx context.Context, rows *sql.Rows, dest any) error {
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
