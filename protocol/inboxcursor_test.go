@@ -30,7 +30,8 @@ const icReader = "ainotes:reader"
 // shown must be the reader's turn; and the inbox read from scratch must list exactly the
 // threads that are the reader's.
 func TestInboxCursorUnderConcurrentWrites(t *testing.T) {
-	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+	// Its own Postgres: the held transaction would hold back every other test's inbox.
+	storagetest.EachIsolated(t, func(t *testing.T, db *storage.DB) {
 		limits := protocol.DefaultLimits()
 		limits.WritesPerMinute = 1 << 20
 		svc := protocol.New(db, protocol.Options{Limits: limits})
@@ -214,7 +215,7 @@ func TestInboxCursorUnderConcurrentWrites(t *testing.T) {
 // cursor stays below the open position), and after the commit it is shown the held thread and
 // all the later ones. SQLite has no such interleaving: its writers take turns.
 func TestInboxCursorWaitsForAnOpenTransaction(t *testing.T) {
-	db := storagetest.Open(t, storage.Postgres)
+	db := storagetest.OpenIsolated(t, storage.Postgres)
 	svc := protocol.New(db, protocol.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -11,7 +11,8 @@ import (
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
-// The conversation of docs/http.md, request for request: ask, answer, decide, confirm, close,
+// The conversation of docs/http.md, request for request (the inbox read waits, as a test on a
+// shared Postgres must: see storagetest.OpenIsolated): ask, answer, decide, confirm, close,
 // and the refusals on the way. When this test changes, the document changes with it.
 func TestAPIConversation(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
@@ -26,7 +27,7 @@ func TestAPIConversation(t *testing.T) {
 		}
 
 		// 2. Bob finds it in his inbox and answers: a proposal, and Alice's turn.
-		inbox := f.must(f.get("/v1/inbox", f.bob), http.StatusOK)
+		inbox := f.must(f.get("/v1/inbox?wait_seconds=10", f.bob), http.StatusOK)
 		if items := inbox.json["items"].([]any); len(items) != 1 || items[0].(map[string]any)["thread"].(map[string]any)["id"] != th {
 			t.Fatalf("bob's inbox: %s", inbox.body)
 		}

@@ -58,7 +58,7 @@ func TestAPIRoutes(t *testing.T) {
 		}
 
 		// Bob's inbox holds the open call; after his answer it is Alice's turn, on w1.
-		inbox := f.must(f.get("/v1/inbox?limit=5", f.bob), http.StatusOK)
+		inbox := f.must(f.get("/v1/inbox?limit=5&wait_seconds=10", f.bob), http.StatusOK)
 		wantKeys(t, "inbox", inbox, "items", "cursor", "more")
 		if items := inbox.json["items"].([]any); len(items) != 1 {
 			t.Fatalf("bob's inbox = %s", inbox.body)
@@ -68,7 +68,7 @@ func TestAPIRoutes(t *testing.T) {
 			t.Errorf("alice's own open call is hidden from w1: %s", mine.body)
 		}
 		f.send(f.bob, `{"kind":"answer","thread":"`+th+`","body":"8080."}`)
-		mine = f.must(f.get("/v1/inbox?extension=w1&since="+mine.at("cursor"), f.alice), http.StatusOK)
+		mine = f.must(f.get("/v1/inbox?extension=w1&wait_seconds=10&since="+mine.at("cursor"), f.alice), http.StatusOK)
 		items := mine.json["items"].([]any)
 		if len(items) != 1 {
 			t.Fatalf("alice's inbox after the answer = %s", mine.body)

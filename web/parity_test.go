@@ -55,8 +55,8 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 		{name: "read a thread by its number", as: "reader", tool: "read_thread", args: `{"thread":"1"}`, want: "ok"},
 		{name: "list threads", as: "reader", prepare: answered, tool: "list_threads", args: `{"state":"answered","limit":1}`, want: "ok"},
 		{name: "read events", as: "alice", prepare: closed, tool: "read_events", args: `{"thread":"$th"}`, want: "ok"},
-		{name: "inbox of the one asked", as: "bob", tool: "inbox", args: `{"limit":10}`, want: "ok"},
-		{name: "inbox of one extension", as: "alice", tool: "inbox", args: `{"extension":"w1","wait_seconds":0}`, want: "ok",
+		{name: "inbox of the one asked", as: "bob", tool: "inbox", args: `{"limit":10,"wait_seconds":10}`, want: "ok"},
+		{name: "inbox of one extension", as: "alice", tool: "inbox", args: `{"extension":"w1","wait_seconds":10}`, want: "ok",
 			prepare: func(f *forum, th, msg string) {
 				f.send(f.bob, `{"kind":"ask","thread":"`+th+`","parent":"`+msg+`","body":"Which server?"}`)
 				f.send(f.alice, `{"kind":"ask","from":{"extension":"w1"},"body":"w1 asks too."}`)

@@ -86,7 +86,7 @@ func TestConversation(t *testing.T) {
 			} `json:"items"`
 			Cursor string `json:"cursor"`
 		}
-		ok(t, bob, "inbox", `{}`, &inbox)
+		ok(t, bob, "inbox", `{"wait_seconds":10}`, &inbox)
 		if len(inbox.Items) != 1 || inbox.Items[0].Thread.ID != th || inbox.Items[0].Message.ID != asked.Message.ID {
 			t.Fatalf("bob's inbox holds the open question: %+v", inbox)
 		}
@@ -100,7 +100,7 @@ func TestConversation(t *testing.T) {
 		if len(inbox.Items) != 0 {
 			t.Fatalf("after answering, nothing is bob's: %+v", inbox)
 		}
-		ok(t, alice, "inbox", `{"extension":"w1","wait_seconds":0}`, &inbox)
+		ok(t, alice, "inbox", `{"extension":"w1","wait_seconds":10}`, &inbox)
 		if len(inbox.Items) != 1 || inbox.Items[0].Message.ID != answered.Message.ID {
 			t.Fatalf("alice's w1 is awaited: %+v", inbox)
 		}
