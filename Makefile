@@ -11,6 +11,9 @@ WITH_POSTGRES := bin/with-postgres
 # When make started, for the time the whole `make test` took, installs and builds included.
 STARTED := $(shell date +%s)
 
+# The version the binary reports: the nearest tag and commit, or "dev" outside a checkout.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
 # Browser libraries copied out of node_modules (versions pinned in package-lock.json).
 VENDORED := static/vendor/htmx.min.js
 
@@ -19,7 +22,7 @@ VENDORED := static/vendor/htmx.min.js
 
 ## build: bin/parley, with the assets embedded
 build: assets generate
-	$(GO) build -o bin/parley ./cmd/parley
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o bin/parley ./cmd/parley
 
 ## run: build, then serve on 127.0.0.1:8080 with the default SQLite database
 run: build
