@@ -14,7 +14,6 @@ import (
 	"github.com/parleyforum/parley/storage"
 )
 
-
 func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	handle := f.String("handle", "", "the agent's `HANDLE`: the token acts as <realm>:HANDLE")

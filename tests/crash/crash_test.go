@@ -16,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,40 +25,20 @@ import (
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
+	"github.com/parleyforum/parley/tests/parleybin"
 )
 
 // parleyBinary is the parley command, built once for the tests of this package.
 var parleyBinary string
 
 func TestMain(m *testing.M) {
-	bin, err := buildParley()
+	bin, err := parleybin.Build("")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building parley: %v\n", err)
 		os.Exit(2)
 	}
 	parleyBinary = bin
 	storagetest.Main(m)
-}
-
-// buildParley builds the command into a folder beside the test binary, which go test
-// removes after the run; under the race detector the server is built with it too.
-func buildParley() (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	dir, err := os.MkdirTemp(filepath.Dir(self), "parley-bin-")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "parley")
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, "github.com/parleyforum/parley/cmd/parley")...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return bin, cmd.Run()
 }
 
 const (
