@@ -121,13 +121,16 @@ func (db *DB) scanOne(ctx context.Context, rows *sql.Rows, dest any) error {
 // exist.
 func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error {
 	m, e, t := w.Message, w.Event, w.Thread
-	args := []any{pgx.QueryExecModeCacheStatement,
+	// Room for the longest variant (an event, neither opening nor awaited by itself), so that
+	// appending never copies.
+	args := make([]any, 0, 44)
+	args = append(args, pgx.QueryExecModeCacheStatement,
 		m.ThreadID, m.ParentID, m.Depth, m.AskID, m.Kind, m.Identity, m.Extension, m.AuthorKind,
 		m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt,
 		m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, m.AwaitingSetBy,
 		t.Title, t.State, t.StateOrigin, t.StateConfirmedAt, t.ConfirmedState, t.MessageCount,
 		t.AwaitingMode, t.AwaitingIdentity, t.AwaitingExtension, t.InboxTo, t.UpdatedAt, t.ID,
-	}
+	)
 	if !w.Opens {
 		args = append(args, t.RootMessageID)
 	}

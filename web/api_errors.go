@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -40,8 +41,9 @@ func isAPIPath(path string) bool {
 // them on the moment. HTML characters stay as they are (no \u003c): the content type is JSON
 // and nosniff keeps browsers from reading it as anything else.
 func writeJSON(c *fiber.Ctx, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := jsonBuffers.Get().(*bytes.Buffer)
+	defer putJSONBuffer(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
@@ -49,7 +51,23 @@ func writeJSON(c *fiber.Ctx, status int, v any) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
-	return c.Status(status).Send(buf.Bytes())
+	// SetBody copies the bytes into the response's own buffer (Send would keep buf itself), so
+	// buf is free again once it returns.
+	c.Status(status).Response().SetBody(buf.Bytes())
+	return nil
+}
+
+// jsonBuffers keeps writeJSON's buffers from one answer to the next.
+var jsonBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putJSONBuffer returns a buffer to jsonBuffers, unless an answer grew it large: one long
+// thread must not keep its memory in the pool.
+func putJSONBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > 64<<10 {
+		return
+	}
+	buf.Reset()
+	jsonBuffers.Put(buf)
 }
 
 // writeRefusal answers a refusal of § 9: its object, with its status; for 429 the seconds to

@@ -29,7 +29,13 @@ func requestSize(c *fiber.Ctx) int {
 //
 // A body that is not a JSON object is passed on unchanged, for the operation to refuse in its
 // own words.
+//
+// Without query parameters or a path id the body alone is the input, and is passed on as it
+// came: taking it apart and writing it again would give the operation the same object.
 func requestInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
+	if c.Context().QueryArgs().Len() == 0 && c.Params("id") == "" {
+		return bodyInput(c, withBody)
+	}
 	fields := map[string]json.RawMessage{}
 	if withBody {
 		body := c.Request().Body()
@@ -61,6 +67,20 @@ func requestInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
 		return nil, protocol.Refuse(protocol.ReasonInvalidBody, "the request cannot be read as a JSON object")
 	}
 	return raw, nil
+}
+
+// bodyInput is requestInput's answer for a request without query parameters or a path id:
+// the body, when there is one and it is declared JSON, and otherwise the empty object.
+func bodyInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
+	if withBody {
+		if body := c.Request().Body(); len(bytes.TrimSpace(body)) > 0 {
+			if e := checkJSONContent(c); e != nil {
+				return nil, e
+			}
+			return body, nil
+		}
+	}
+	return []byte("{}"), nil
 }
 
 // checkJSONContent accepts a body declared application/json (in UTF-8, the only charset
