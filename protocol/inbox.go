@@ -138,7 +138,8 @@ func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 	}
 	for i := range rows {
 		t := &rows[i].Thread
-		item := InboxItem{Thread: threadView(t), Awaiting: threadView(t).Awaiting}
+		view := threadView(t)
+		item := InboxItem{Thread: view, Awaiting: view.Awaiting}
 		if t.AwaitingSetBy != nil {
 			if m, ok := byID[*t.AwaitingSetBy]; ok {
 				item.Message = messageView(m)

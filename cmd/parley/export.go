@@ -12,11 +12,7 @@ func runExport(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	f.String("thread", "", "export only this thread (th_N)")
 	f.String("format", "json", "json, graphml, dot or aif")
-	positional, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.noArguments(positional); err != nil {
+	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
 	return errors.New("export: not available yet")

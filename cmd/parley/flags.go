@@ -95,6 +95,15 @@ func (f *cmdline) config() (Config, error) {
 	return cfg, nil
 }
 
+// parseFlagsOnly parses the flags of a command that takes no positional arguments.
+func (f *cmdline) parseFlagsOnly(args []string) error {
+	positional, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	return f.noArguments(positional)
+}
+
 // noArguments refuses positional arguments for a command that takes none.
 func (f *cmdline) noArguments(positional []string) error {
 	if len(positional) > 0 {

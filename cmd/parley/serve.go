@@ -27,11 +27,7 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	f.option("addr")
 	f.option("session-key")
-	positional, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.noArguments(positional); err != nil {
+	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
 	cfg, err := f.config()

@@ -21,11 +21,7 @@ func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) er
 	rightsList := f.String("rights", protocol.DefaultAgentRights.String(), "the agent's `RIGHTS`, of read, write, lock, verify")
 	label := f.String("label", "", "the moderation `LABEL` of a lock holder (default: the handle)")
 	asJSON := f.Bool("json", false, "print {\"token\",\"identity\",\"rights\",\"label\",\"id\"} instead of the secret alone")
-	positional, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.noArguments(positional); err != nil {
+	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
 	cfg, err := f.config()
@@ -115,11 +111,7 @@ func rightsOf(t *storage.Token) []string {
 func runTokenList(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	asJSON := f.Bool("json", false, "print a JSON array")
-	positional, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.noArguments(positional); err != nil {
+	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
 	cfg, err := f.config()

@@ -18,11 +18,7 @@ func runUserAdd(ctx context.Context, s *stdio, c *command, args []string) error 
 	f := newFlags(s, c)
 	name := f.String("name", "", "the account's `NAME`: it acts as human:NAME")
 	fromStdin := f.Bool("password-stdin", false, "read the password from standard input (one line) instead of a prompt")
-	positional, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.noArguments(positional); err != nil {
+	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
 	if !protocol.ValidHandle(*name) {

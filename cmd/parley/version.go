@@ -23,11 +23,7 @@ func parleyVersion() string {
 
 func runVersion(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
-	positional, err := f.parse(args)
-	if err != nil {
-		return err
-	}
-	if err := f.noArguments(positional); err != nil {
+	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.out, "parley %s\n", parleyVersion())
