@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"sort"
 	"strconv"
@@ -22,6 +24,12 @@ type Config struct {
 	Realm      string
 	SessionKey string // "" means: generate one on first start and keep it in the database
 	Limits     protocol.Limits
+
+	TrustedProxies []netip.Prefix // whose X-Forwarded-* headers are believed; none by default
+	LogFormat      string         // "text" or "json"; "" is text
+	LogLevel       slog.Level     // the least severe level logged; the zero value is info
+	MetricsAddr    string         // "" serves /metrics on Addr, to loopback clients only
+	ListenDB       string         // a direct Postgres URL for LISTEN; "" means DB
 }
 
 // option is one setting with the three places it can come from. Where a value is found first
@@ -44,15 +52,7 @@ const minSessionKey = 32
 var options = []option{
 	{flag: "addr", env: "PARLEY_ADDR", key: "addr", def: "127.0.0.1:8080",
 		usage: "`HOST:PORT` to listen on (port 0: any free port)",
-		set: func(c *Config, v string) error {
-			if _, port, err := net.SplitHostPort(v); err != nil {
-				return fmt.Errorf("address %q is not HOST:PORT", v)
-			} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
-				return fmt.Errorf("address %q has no valid port", v)
-			}
-			c.Addr = v
-			return nil
-		}},
+		set:   hostPort(func(c *Config) *string { return &c.Addr })},
 	{flag: "db", env: "PARLEY_DB", key: "db", def: storage.DefaultURL,
 		usage: "database `URL`: postgres://user:pass@host:port/db, sqlite:PATH or sqlite::memory:",
 		set: func(c *Config, v string) error {
@@ -80,6 +80,84 @@ var options = []option{
 			c.SessionKey = v
 			return nil
 		}},
+	{flag: "trusted-proxies", env: "PARLEY_TRUSTED_PROXIES", key: "trusted_proxies", def: "",
+		usage: "the reverse proxies, as `CIDR,…` (or single addresses), whose X-Forwarded-For and X-Forwarded-Proto are believed (default: none, the headers are ignored)",
+		set: func(c *Config, v string) error {
+			prefixes, err := parsePrefixes(v)
+			c.TrustedProxies = prefixes
+			return err
+		}},
+	{flag: "log-format", env: "PARLEY_LOG_FORMAT", key: "log_format", def: "text",
+		usage: "`FORMAT` of the log on standard error: text (for a terminal) or json (one object a line)",
+		set:   oneOf(func(c *Config) *string { return &c.LogFormat }, "text", "json")},
+	{flag: "log-level", env: "PARLEY_LOG_LEVEL", key: "log_level", def: "info",
+		usage: "the least severe `LEVEL` logged: debug, info, warn or error (info logs one line per request)",
+		set: func(c *Config, v string) error {
+			if err := c.LogLevel.UnmarshalText([]byte(v)); err != nil {
+				return fmt.Errorf("log level %q is not debug, info, warn or error", v)
+			}
+			return nil
+		}},
+	{flag: "metrics-addr", env: "PARLEY_METRICS_ADDR", key: "metrics_addr", def: "",
+		usage: "`HOST:PORT` to serve /metrics on, to everyone who reaches it (default: /metrics on --addr, for loopback clients only)",
+		set:   hostPort(func(c *Config) *string { return &c.MetricsAddr })},
+	{flag: "listen-db", env: "PARLEY_LISTEN_DB", key: "listen_db", def: "",
+		usage: "a direct Postgres `URL` for the one connection that LISTENs for news, when --db goes through a transaction pooler such as pgbouncer (default: --db)",
+		set: func(c *Config, v string) error {
+			if !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+				return fmt.Errorf("the listening database URL %q is not postgres://…", storage.Redact(v))
+			}
+			c.ListenDB = v
+			return nil
+		}},
+}
+
+// hostPort stores a HOST:PORT address.
+func hostPort(field func(c *Config) *string) func(c *Config, v string) error {
+	return func(c *Config, v string) error {
+		if _, port, err := net.SplitHostPort(v); err != nil {
+			return fmt.Errorf("address %q is not HOST:PORT", v)
+		} else if n, err := strconv.ParseUint(port, 10, 16); err != nil || (n == 0 && port != "0") {
+			return fmt.Errorf("address %q has no valid port", v)
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+// oneOf stores a value that is one of choices.
+func oneOf(field func(c *Config) *string, choices ...string) func(c *Config, v string) error {
+	return func(c *Config, v string) error {
+		for _, choice := range choices {
+			if v == choice {
+				*field(c) = v
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
+	}
+}
+
+// parsePrefixes reads a comma-separated list of CIDR prefixes; a single address stands for
+// itself alone (a /32 or /128).
+func parsePrefixes(list string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(item); err == nil {
+			prefixes = append(prefixes, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither a CIDR prefix nor an IP address", item)
+		}
+		prefixes = append(prefixes, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return prefixes, nil
 }
 
 const (

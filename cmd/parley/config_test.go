@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +15,7 @@ import (
 )
 
 func TestConfigPrecedence(t *testing.T) {
-	defaults := Config{Addr: "127.0.0.1:8080", DB: "sqlite:parley-data/parley.db", Realm: "ainotes", Limits: protocol.DefaultLimits()}
+	defaults := Config{Addr: "127.0.0.1:8080", DB: "sqlite:parley-data/parley.db", Realm: "ainotes", Limits: protocol.DefaultLimits(), LogFormat: "text"}
 	key := func(c string) string { return strings.Repeat(c, 32) }
 	withLimits := func(c Config, set func(l *protocol.Limits)) Config {
 		set(&c.Limits)
@@ -30,33 +32,33 @@ func TestConfigPrecedence(t *testing.T) {
 		{
 			name: "file over defaults",
 			file: "addr = \"0.0.0.0:9000\"\ndb = \"sqlite:/var/lib/parley.db\"\nrealm = \"lab\"\nsession_key = \"" + key("f") + "\"\n",
-			want: Config{Addr: "0.0.0.0:9000", DB: "sqlite:/var/lib/parley.db", Realm: "lab", SessionKey: key("f"), Limits: protocol.DefaultLimits()},
+			want: Config{Addr: "0.0.0.0:9000", DB: "sqlite:/var/lib/parley.db", Realm: "lab", SessionKey: key("f"), Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 		{
 			name: "environment over file",
 			file: "addr = \"0.0.0.0:9000\"\nrealm = \"lab\"\nsession_key = \"" + key("f") + "\"\n",
 			env:  []string{"PARLEY_ADDR=127.0.0.1:7000", "PARLEY_REALM=env", "PARLEY_SESSION_KEY=" + key("e")},
-			want: Config{Addr: "127.0.0.1:7000", DB: defaults.DB, Realm: "env", SessionKey: key("e"), Limits: protocol.DefaultLimits()},
+			want: Config{Addr: "127.0.0.1:7000", DB: defaults.DB, Realm: "env", SessionKey: key("e"), Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 		{
 			name:  "flags over environment and file",
 			file:  "addr = \"0.0.0.0:9000\"\ndb = \"sqlite:file.db\"\nrealm = \"lab\"\n",
 			env:   []string{"PARLEY_ADDR=127.0.0.1:7000", "PARLEY_DB=sqlite:env.db", "PARLEY_REALM=env"},
 			flags: map[string]string{"addr": "127.0.0.1:0", "db": "sqlite::memory:", "realm": "flag", "session-key": key("x")},
-			want:  Config{Addr: "127.0.0.1:0", DB: "sqlite::memory:", Realm: "flag", SessionKey: key("x"), Limits: protocol.DefaultLimits()},
+			want:  Config{Addr: "127.0.0.1:0", DB: "sqlite::memory:", Realm: "flag", SessionKey: key("x"), Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 		{
 			name:  "each source fills what the ones above leave",
 			file:  "addr = \"0.0.0.0:9000\"\ndb = \"sqlite:file.db\"\nrealm = \"lab\"\n",
 			env:   []string{"PARLEY_DB=sqlite:env.db"},
 			flags: map[string]string{"realm": "flag"},
-			want:  Config{Addr: "0.0.0.0:9000", DB: "sqlite:env.db", Realm: "flag", Limits: protocol.DefaultLimits()},
+			want:  Config{Addr: "0.0.0.0:9000", DB: "sqlite:env.db", Realm: "flag", Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 		{
 			name: "an empty variable counts as unset",
 			file: "realm = \"lab\"\n",
 			env:  []string{"PARLEY_REALM=", "PARLEY_DB="},
-			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "lab", Limits: protocol.DefaultLimits()},
+			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "lab", Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 		{
 			name: "limits: environment over file over defaults",
@@ -73,7 +75,7 @@ func TestConfigPrecedence(t *testing.T) {
 			flags: map[string]string{"config": "FILE"},
 			env:   []string{"PARLEY_CONFIG=/nonexistent/parley.toml"},
 			file:  "realm = \"chosen\"\n",
-			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "chosen", Limits: protocol.DefaultLimits()},
+			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "chosen", Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,6 +115,11 @@ func TestConfigErrors(t *testing.T) {
 		{name: "unknown limit in environment", env: []string{"PARLEY_LIMIT_WRITES_PER_HOUR=1"}, want: "PARLEY_LIMIT_WRITES_PER_HOUR"},
 		{name: "limit below one", env: []string{"PARLEY_LIMIT_BODY_MAX_CHARS=0"}, want: "at least 1"},
 		{name: "limits that contradict", env: []string{"PARLEY_LIMIT_INBOX_DEFAULT_ITEMS=200"}, want: "inbox_default_items"},
+		{name: "trusted proxy not an address", flags: map[string]string{"trusted-proxies": "10.0.0.0/8,proxy"}, want: `"proxy" is neither`},
+		{name: "unknown log format", env: []string{"PARLEY_LOG_FORMAT=xml"}, want: "PARLEY_LOG_FORMAT"},
+		{name: "unknown log level", file: "log_level = \"loud\"\n", want: "log_level in"},
+		{name: "metrics address without port", flags: map[string]string{"metrics-addr": "localhost"}, want: "--metrics-addr"},
+		{name: "listening database not Postgres", env: []string{"PARLEY_LISTEN_DB=sqlite:x.db"}, want: "PARLEY_LISTEN_DB"},
 		{name: "missing config file", env: []string{"PARLEY_CONFIG=/nonexistent/parley.toml"}, want: "cannot read the config file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,6 +135,23 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("error %q has more than one line", err)
 			}
 		})
+	}
+}
+
+// The settings of running an instance: proxies, logs, metrics and the listening connection.
+func TestOperatingOptions(t *testing.T) {
+	flags, env := configFixture(t, map[string]string{"trusted-proxies": "10.0.0.0/8, 192.168.1.7,::1", "log-level": "debug"},
+		[]string{"PARLEY_LOG_FORMAT=json", "PARLEY_LISTEN_DB=postgres://parley@db:5432/parley"},
+		"metrics_addr = \"127.0.0.1:9090\"\nlog_level = \"error\"\n")
+	got, err := load(flags, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Addr: "127.0.0.1:8080", DB: "sqlite:parley-data/parley.db", Realm: "ainotes", Limits: protocol.DefaultLimits(),
+		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("::1/128")},
+		LogFormat:      "json", LogLevel: slog.LevelDebug, MetricsAddr: "127.0.0.1:9090", ListenDB: "postgres://parley@db:5432/parley"}
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
 	}
 }
 
