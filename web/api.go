@@ -51,14 +51,15 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 
 // api is the binding's state: the operation layer and where faults are logged.
 type api struct {
-	svc *protocol.Service
-	log *slog.Logger
+	svc     *protocol.Service
+	log     *slog.Logger
+	metrics *Metrics
 }
 
 // registerAPI adds the routes of § 10 to app. Every path also answers the methods it does not
 // serve, with 405 and an Allow header, so that a wrong method is told what would be right.
-func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
-	a := &api{svc: svc, log: log}
+func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
+	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
 	for _, r := range apiRoutes(svc) {
@@ -81,7 +82,10 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
 // handler runs one route in the order of § 9: the request's size, then the token, then the
 // input, then whatever the operation checks.
 func (a *api) handler(r apiRoute) fiber.Handler {
+	operation := r.method + " " + r.path
 	return func(c *fiber.Ctx) error {
+		ex := exchangeOf(c)
+		ex.transport, ex.operation = transportHTTP, operation
 		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
 			return a.writeError(c, err)
 		}
@@ -89,6 +93,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err != nil {
 			return a.writeError(c, err)
 		}
+		ex.askedBy(actor)
 		raw, bad := requestInput(c, r.method == fiber.MethodPost)
 		if bad != nil {
 			if actor != nil || r.public {
@@ -102,11 +107,15 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 			var stop context.CancelFunc
 			ctx, stop = endsAtShutdown(c)
 			defer stop()
+			if c.QueryInt("wait_seconds") > 0 {
+				defer a.metrics.waiting()()
+			}
 		}
 		res, err := r.op(ctx, actor, raw)
 		if err != nil {
 			return a.writeError(c, err)
 		}
+		ex.ended(res, nil)
 		return writeJSON(c, r.status, res)
 	}
 }

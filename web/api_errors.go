@@ -76,6 +76,7 @@ func writeRefusal(c *fiber.Ctx, e *protocol.Error) error {
 	if e.Status == 0 {
 		e.Status = e.Reason.Status()
 	}
+	exchangeOf(c).refused(e)
 	if e.RetryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
 	}
@@ -103,7 +104,8 @@ func writeAPIError(c *fiber.Ctx, err error, log *slog.Logger) error {
 	if e, ok := protocol.AsError(err); ok {
 		return writeRefusal(c, e)
 	}
-	log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
+	exchangeOf(c).reason = reasonInternal
 	return writeJSON(c, fiber.StatusInternalServerError, internalFault)
 }
 
@@ -112,6 +114,7 @@ func writeAPIError(c *fiber.Ctx, err error, log *slog.Logger) error {
 // the HTTP one, 405; the only answer of the binding whose status differs from its reason's.
 func methodNotAllowed(allow string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
+		exchangeOf(c).transport = transportHTTP
 		c.Set(fiber.HeaderAllow, allow)
 		return writeRefusal(c, wrongMethod(c))
 	}
@@ -128,12 +131,14 @@ func wrongMethod(c *fiber.Ctx) *protocol.Error {
 // refuses while it reads a request — above all a body over the largest it reads at all, which
 // must come out as the same payload_too_large as the routes' own size check.
 func apiErrorAnswer(c *fiber.Ctx, err error, log *slog.Logger) error {
+	exchangeOf(c).transport = transportHTTP
 	var fe *fiber.Error
 	if !errors.As(err, &fe) {
 		return writeAPIError(c, err, log)
 	}
 	switch {
 	case fe.Code == fiber.StatusNotFound:
+		exchangeOf(c).operation = unmatched
 		return writeRefusal(c, protocol.Refuse(protocol.ReasonNotFound, "there is no route %s %s", c.Method(), c.Path()))
 	case fe.Code == fiber.StatusMethodNotAllowed:
 		return writeRefusal(c, wrongMethod(c))

@@ -6,6 +6,7 @@ package web
 import (
 	"io/fs"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -27,8 +28,16 @@ type Options struct {
 	SessionKey string
 	// Static holds the files served under /static; nil serves none.
 	Static fs.FS
-	// Logger receives what goes wrong inside requests; nil means slog.Default().
+	// Logger receives the access log and what goes wrong inside requests; nil means
+	// slog.Default(). Lines logged in a request carry its request_id.
 	Logger *slog.Logger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto are
+	// believed (client_address.go); none by default.
+	TrustedProxies []netip.Prefix
+	// Metrics counts requests; nil means a fresh set. MetricsElsewhere leaves /metrics off
+	// the app, for an instance that serves Metrics.Handler on an address of its own.
+	Metrics          *Metrics
+	MetricsElsewhere bool
 }
 
 // Timeouts of the HTTP server. There is no write timeout: the feed streams for as long as
@@ -48,15 +57,24 @@ func New(opts Options) *fiber.App {
 		BodyLimit:             bodyLimit(opts.Limits),
 		ReadTimeout:           readTimeout,
 		IdleTimeout:           idleTimeout,
+		// X-Forwarded-Proto (c.Protocol) only from the trusted proxies; client_address.go
+		// does the same for the client's address.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          proxyList(opts.TrustedProxies),
 	})
+	app.Use(resolveClientAddress(opts.TrustedProxies))
+	app.Use(observeExchanges(opts.Logger, opts.Metrics))
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
 
 	// One operation layer for every transport: the same decisions, one rate limiter.
 	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version})
 
 	registerHealth(app, opts.DB, opts.Logger)
-	registerAPI(app, svc, opts.Logger)
-	registerMCP(app, svc, opts.Logger)
+	if !opts.MetricsElsewhere {
+		registerMetrics(app, opts.Metrics)
+	}
+	registerAPI(app, svc, opts.Logger, opts.Metrics)
+	registerMCP(app, svc, opts.Logger, opts.Metrics)
 	registerStatic(app, opts.Static)
 	registerSetup(app, opts.DB)
 	return app
@@ -77,6 +95,10 @@ func withDefaults(opts Options) Options {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	opts.Logger = slog.New(withRequestIDs{opts.Logger.Handler()})
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics(opts.DB, opts.Version)
 	}
 	return opts
 }

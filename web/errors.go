@@ -20,18 +20,25 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		}
 		var fe *fiber.Error
 		if !errors.As(err, &fe) {
-			log.Error("request failed", "method", c.Method(), "path", c.Path(), "err", err)
+			log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
 			fe = fiber.ErrInternalServerError
+		}
+		if fe.Code == fiber.StatusNotFound {
+			exchangeOf(c).operation = unmatched
 		}
 		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
 		return c.Status(fe.Code).SendString(fe.Message)
 	}
 }
 
+// unmatched is the operation of a request that no route serves: one label for every such
+// path, so that a scan of random paths cannot grow the metrics without bound.
+const unmatched = "unmatched"
+
 // logPanic logs a handler's panic with its stack; recover then answers 500.
 func logPanic(log *slog.Logger) func(c *fiber.Ctx, e any) {
 	return func(c *fiber.Ctx, e any) {
-		log.Error("request panicked", "method", c.Method(), "path", c.Path(), "panic", fmt.Sprint(e),
+		log.ErrorContext(c.UserContext(), "request panicked", "method", c.Method(), "path", c.Path(), "panic", fmt.Sprint(e),
 			"stack", string(debug.Stack()))
 	}
 }

@@ -20,7 +20,7 @@ func registerHealth(app *fiber.App, db *storage.DB, log *slog.Logger) {
 		defer cancel()
 		c.Set(fiber.HeaderCacheControl, "no-store")
 		if err := db.Healthy(ctx); err != nil {
-			log.Warn("health check: the database does not answer", "err", err)
+			log.WarnContext(c.UserContext(), "health check: the database does not answer", "err", err)
 			return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "unavailable"})
 		}
 		return c.JSON(fiber.Map{"status": "ok"})

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 
@@ -14,8 +15,40 @@ import (
 
 // registerMCP mounts the MCP transport (§ 10) at /mcp. The handler is the SDK's, on net/http;
 // it answers every method itself (POST; 405 with Allow for the others), so it takes them all.
-func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
-	app.All("/mcp", netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log})))
+func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
+	h := netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log, Observe: observeTool(m)}))
+	app.All("/mcp", func(c *fiber.Ctx) error {
+		exchangeOf(c).transport = transportMCP
+		return h(c)
+	})
+}
+
+// observeTool records each tool call in its request's exchange, and counts an inbox call
+// that waits for news as a long-poll waiter while it waits.
+func observeTool(m *Metrics) func(ctx context.Context, tool string, args []byte) func(*protocol.Actor, any, error) {
+	return func(ctx context.Context, tool string, args []byte) func(*protocol.Actor, any, error) {
+		stopWaiting := func() {}
+		if tool == "inbox" && waitsForNews(args) {
+			stopWaiting = m.waiting()
+		}
+		return func(a *protocol.Actor, out any, err error) {
+			stopWaiting()
+			if ex := exchangeFrom(ctx); ex != nil {
+				ex.operation = tool
+				ex.askedBy(a)
+				ex.ended(out, err)
+			}
+		}
+	}
+}
+
+// waitsForNews reports whether an inbox call's arguments ask it to wait. Arguments the
+// operation will refuse do not wait, and their answer says so.
+func waitsForNews(args []byte) bool {
+	var in struct {
+		WaitSeconds float64 `json:"wait_seconds"`
+	}
+	return json.Unmarshal(args, &in) == nil && in.WaitSeconds > 0
 }
 
 // netHTTP serves a net/http handler inside Fiber. The response is buffered, which MCP
@@ -37,7 +70,9 @@ func netHTTP(h http.Handler) fiber.Handler {
 			return fiber.NewError(fiber.StatusBadRequest, "the request cannot be read")
 		}
 		fctx := c.Context()
-		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, fctx.LocalAddr()))
+		ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, fctx.LocalAddr())
+		ctx = context.WithValue(ctx, exchangeKey{}, exchangeOf(c)) // for the logs' request id, and observeTool
+		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		shutdown := fctx.Done() // closed when the server shuts down
 		go func() {

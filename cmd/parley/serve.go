@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"os/signal"
@@ -25,8 +24,9 @@ const shutdownTimeout = 25 * time.Second
 
 func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
-	f.option("addr")
-	f.option("session-key")
+	for _, name := range []string{"addr", "session-key", "trusted-proxies", "log-format", "log-level", "metrics-addr", "listen-db"} {
+		f.option(name)
+	}
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
@@ -50,11 +50,19 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 // database happens before the socket opens, so that once the server says it is listening,
 // nothing is left that could fail.
 func serve(ctx context.Context, s *stdio, cfg Config) error {
+	log := newLogger(s.err, cfg)
 	db, err := openMigrated(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	listen, err := listenURL(cfg, db)
+	if err != nil {
+		return err
+	}
+	if err := checkListenDB(ctx, listen); err != nil {
+		return err
+	}
 	sessionKey := cfg.SessionKey
 	if sessionKey == "" {
 		if sessionKey, _, err = db.SettingOrCreate(ctx, storage.SettingSessionKey, newSessionKey); err != nil {
@@ -67,21 +75,32 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 	}
 	if err := static.Check(); err != nil {
 		// The pages still work, without htmx: worth a warning, not a refusal to start.
-		fmt.Fprintf(s.err, "parley: warning: %v\n", err)
+		log.Warn("the pages work without htmx", "err", err)
 	}
 
+	metrics := web.NewMetrics(db, parleyVersion())
+	var metricsSrv *metricsServer
+	if cfg.MetricsAddr != "" {
+		if metricsSrv, err = startMetrics(cfg.MetricsAddr, metrics, log); err != nil {
+			return err
+		}
+		defer metricsSrv.stop(context.Background())
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %v", cfg.Addr, err)
 	}
 	app := web.New(web.Options{
-		DB:         db,
-		Realm:      cfg.Realm,
-		Limits:     cfg.Limits,
-		Version:    parleyVersion(),
-		SessionKey: sessionKey,
-		Static:     static.FS(),
-		Logger:     slog.New(slog.NewTextHandler(s.err, nil)),
+		DB:               db,
+		Realm:            cfg.Realm,
+		Limits:           cfg.Limits,
+		Version:          parleyVersion(),
+		SessionKey:       sessionKey,
+		Static:           static.FS(),
+		Logger:           log,
+		TrustedProxies:   cfg.TrustedProxies,
+		Metrics:          metrics,
+		MetricsElsewhere: metricsSrv != nil,
 	})
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()
@@ -90,6 +109,10 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 	// takes them: the line is true as soon as it is printed.
 	base := baseURL(ln.Addr())
 	fmt.Fprintf(s.out, "parley %s listening on %s (database %s, realm %s)\n", parleyVersion(), base, db.URL(), cfg.Realm)
+	if metricsSrv != nil {
+		fmt.Fprintf(s.out, "metrics on %s/metrics\n", baseURL(metricsSrv.ln.Addr()))
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "trusted_proxies", fmt.Sprint(cfg.TrustedProxies), "log_level", cfg.LogLevel.String())
 	if setupCode != "" {
 		fmt.Fprintf(s.out, "no account yet: create the first one at %s/setup?code=%s\n", base, url.QueryEscape(setupCode))
 	}

@@ -23,7 +23,15 @@ func (h *Handler) call(t tool) mcp.ToolHandler {
 		if h.watch != nil {
 			defer h.watch(t.name)()
 		}
-		out, err := h.run(ctx, t, header(req), arguments(req.Params.Arguments))
+		args := arguments(req.Params.Arguments)
+		var ended func(*protocol.Actor, any, error)
+		if h.observe != nil {
+			ended = h.observe(ctx, t.name, args)
+		}
+		a, out, err := h.run(ctx, t, header(req), args)
+		if ended != nil {
+			ended(a, out, err)
+		}
 		return h.answer(ctx, t.name, out, err)
 	}
 }
@@ -32,15 +40,16 @@ func (h *Handler) call(t tool) mcp.ToolHandler {
 // operation's own. A token that is sent is checked for every tool, get_manifest included,
 // exactly as over HTTP (protocol.AuthenticateHeader); without one the actor is nil, which
 // get_manifest answers without you and every other operation as unauthenticated.
-func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte) (any, error) {
+func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte) (*protocol.Actor, any, error) {
 	if err := h.svc.CheckRequestSize(len(args)); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a, err := h.svc.AuthenticateHeader(ctx, hdr.Get("Authorization"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return t.run(ctx, a, args)
+	out, err := t.run(ctx, a, args)
+	return a, out, err
 }
 
 // answer puts an operation's outcome on the wire (§ 9, § 10). A result is structuredContent
@@ -63,7 +72,7 @@ func (h *Handler) answer(ctx context.Context, name string, out any, err error) (
 	}
 	if err != nil {
 		if ctx.Err() == nil { // a call whose client has gone is no fault
-			h.log.Error("mcp tool failed", "tool", name, "err", err)
+			h.log.ErrorContext(ctx, "mcp tool failed", "tool", name, "err", err)
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
 	}

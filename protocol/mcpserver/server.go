@@ -19,6 +19,10 @@ import (
 type Options struct {
 	// Logger receives server faults (never shown to clients); nil means slog.Default().
 	Logger *slog.Logger
+	// Observe, when set, is told of each tool call as it begins, with its arguments as sent;
+	// the function it returns is told how the call ended: who called (nil without a token),
+	// and the operation's result or error. The operator's logs and metrics come from it.
+	Observe func(ctx context.Context, tool string, args []byte) func(a *protocol.Actor, out any, err error)
 }
 
 // Handler serves MCP at one path: POST only, each request standing alone (no session id),
@@ -27,6 +31,7 @@ type Options struct {
 type Handler struct {
 	svc     *protocol.Service
 	log     *slog.Logger
+	observe func(ctx context.Context, tool string, args []byte) func(a *protocol.Actor, out any, err error)
 	maxBody int64
 	sdk     http.Handler
 	// watch, when tests set it, is called as a tool call begins; what it returns, as it ends.
@@ -48,6 +53,7 @@ func New(svc *protocol.Service, opts Options) *Handler {
 	h := &Handler{
 		svc:     svc,
 		log:     opts.Logger,
+		observe: opts.Observe,
 		maxBody: maxBody(svc.Limits()),
 	}
 	sdkLog := slog.New(quiet{opts.Logger.Handler()}).With("component", "mcp")
