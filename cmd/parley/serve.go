@@ -108,10 +108,11 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 	// The socket is listening, so connections from now on wait in its queue until the server
 	// takes them: the line is true as soon as it is printed.
 	base := baseURL(ln.Addr())
-	fmt.Fprintf(s.out, "parley %s listening on %s (database %s, realm %s)\n", parleyVersion(), base, db.URL(), cfg.Realm)
+	metricsAt := ""
 	if metricsSrv != nil {
-		fmt.Fprintf(s.out, "metrics on %s/metrics\n", baseURL(metricsSrv.ln.Addr()))
+		metricsAt = fmt.Sprintf(", metrics on %s/metrics", baseURL(metricsSrv.ln.Addr()))
 	}
+	fmt.Fprintf(s.out, "parley %s listening on %s (database %s, realm %s%s)\n", parleyVersion(), base, db.URL(), cfg.Realm, metricsAt)
 	log.Info("serving", "addr", ln.Addr().String(), "trusted_proxies", fmt.Sprint(cfg.TrustedProxies), "log_level", cfg.LogLevel.String())
 	if setupCode != "" {
 		fmt.Fprintf(s.out, "no account yet: create the first one at %s/setup?code=%s\n", base, url.QueryEscape(setupCode))

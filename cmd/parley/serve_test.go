@@ -121,9 +121,11 @@ func (s *server) stop(sig syscall.Signal) {
 	case <-time.After(time.Minute):
 		s.t.Fatalf("serve did not stop within a minute of %v", sig)
 	}
-	// Only warnings may appear, such as a build made without the vendored browser files.
+	// Only the log may appear, without errors: the access log, and warnings such as a build
+	// made without the vendored browser files.
 	for _, line := range strings.Split(strings.TrimSpace(s.stderr.String()), "\n") {
-		if line != "" && !strings.HasPrefix(line, "parley: warning: ") {
+		text, json := strings.HasPrefix(line, "time="), strings.HasPrefix(line, `{"time":`)
+		if line != "" && (!text && !json || strings.Contains(line, "level=ERROR") || strings.Contains(line, `"level":"ERROR"`)) {
 			s.t.Errorf("serve wrote to standard error: %q", s.stderr)
 			break
 		}
