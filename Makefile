@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools fmt clean
+.PHONY: build run test bench generate assets tools pgbouncer fmt clean
 
 ## build: bin/parley, with the assets embedded
 build: assets generate
@@ -29,7 +29,7 @@ run: build
 	./bin/parley serve
 
 ## test: every test, with the race detector, on SQLite and Postgres
-test: assets tools
+test: assets tools pgbouncer
 	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 ./... || status=$$?; \
 	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
 	exit $$status
@@ -56,6 +56,17 @@ static/vendor/htmx.min.js: node_modules/.installed
 ## tools: the programs the tests run
 tools:
 	$(GO) build -o $(WITH_POSTGRES) ./storage/storagetest/cmd/with-postgres
+
+## pgbouncer: Debian's pgbouncer, which tests/pgbouncer starts in front of the test Postgres;
+## installed with apt-get when missing and make runs as root, else make stops and says so
+pgbouncer:
+	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing pgbouncer with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends pgbouncer >/dev/null; \
+	  else \
+	    echo "make: pgbouncer is missing and make is not root: install it (apt-get install pgbouncer)" >&2; exit 1; \
+	  fi; }
 
 ## fmt: format the Go and templ sources
 fmt:

@@ -6,16 +6,15 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // The hot path of a send on Postgres: the token lookup of every request, the two reads before
 // the checks and the writes of a reply after them. Unlike the rest of storage these are SQL with numbered parameters run on
-// the transaction's *sql.Tx with pgx.QueryExecModeCacheStatement, not bun queries: bun writes
-// every value into the SQL text, so Postgres parses and plans each statement afresh, while
-// these few, always the same text, are prepared once per connection and then only bound and
-// run. Every other query keeps bun and the simple protocol (see openPostgres).
+// the transaction's *sql.Tx with pgx.QueryExecModeCacheStatement (DB.preparedMode), not bun
+// queries: bun writes every value into the SQL text, so Postgres parses and plans each
+// statement afresh, while these few, always the same text, are prepared once per connection
+// and then only bound and run. Every other query keeps bun and the simple protocol (see
+// openPostgres).
 
 // prepared reports whether the hot path's prepared statements apply: on Postgres, inside
 // DB.Write.
@@ -46,7 +45,7 @@ func (f *Forum) parentAndThreadPostgres(ctx context.Context, parentID, threadID 
 		thread = &threadID
 	}
 	row := new(parentAndThread)
-	rows, err := f.tx.QueryContext(ctx, pgParentAndThread, pgx.QueryExecModeCacheStatement, parentID, thread)
+	rows, err := f.tx.QueryContext(ctx, pgParentAndThread, f.db.preparedMode, parentID, thread)
 	if err != nil {
 		return nil, nil, translate(err)
 	}
@@ -92,7 +91,7 @@ func (f *Forum) selectPrepared(ctx context.Context, query string, dest any, id i
 func (db *DB) selectPrepared(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, query string, dest, key any) error {
-	rows, err := q.QueryContext(ctx, query, pgx.QueryExecModeCacheStatement, key)
+	rows, err := q.QueryContext(ctx, query, db.preparedMode, key)
 	if err != nil {
 		return translate(err)
 	}
@@ -124,7 +123,7 @@ func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error 
 	// Room for the longest variant (an event, neither opening nor awaited by itself), so that
 	// appending never copies.
 	args := make([]any, 0, 44)
-	args = append(args, pgx.QueryExecModeCacheStatement,
+	args = append(args, f.db.preparedMode,
 		m.ThreadID, m.ParentID, m.Depth, m.AskID, m.Kind, m.Identity, m.Extension, m.AuthorKind,
 		m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt,
 		m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, m.AwaitingSetBy,

@@ -25,6 +25,9 @@ type DB struct {
 	*bun.DB
 	kind Kind
 	url  string
+	// preparedMode is how the few statements of the hot path run on Postgres (reply_pg.go):
+	// prepared once per connection, unless the URL names another default_query_exec_mode.
+	preparedMode pgx.QueryExecMode
 }
 
 // Kind names the database product behind a DB.
@@ -48,11 +51,11 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	var db *DB
 	switch kind {
 	case Postgres:
-		sqldb, err := openPostgres(dsn)
+		sqldb, preparedMode, err := openPostgres(dsn)
 		if err != nil {
 			return nil, err
 		}
-		db = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), kind: kind, url: rawURL}
+		db = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), kind: kind, url: rawURL, preparedMode: preparedMode}
 	case SQLite:
 		sqldb, err := openSQLite(dsn)
 		if err != nil {
@@ -112,10 +115,20 @@ func parseURL(raw string) (Kind, string, error) {
 	}
 }
 
-func openPostgres(dsn string) (*sql.DB, error) {
+// openPostgres opens the pool and says how the hot path's statements run. They are prepared
+// once per connection (pgx's statement cache) unless the URL names a default_query_exec_mode:
+// a transaction pooler such as pgbouncer before 1.21 hands each transaction another server
+// connection, where a statement prepared on the last one does not exist, so behind it the
+// operator names a mode without named statements (cache_describe, exec or simple_protocol;
+// docs/operating.md).
+func openPostgres(dsn string) (*sql.DB, pgx.QueryExecMode, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
+		return nil, 0, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
+	}
+	preparedMode := pgx.QueryExecModeCacheStatement
+	if u, err := url.Parse(dsn); err == nil && u.Query().Has("default_query_exec_mode") {
+		preparedMode = cfg.DefaultQueryExecMode
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 5 * time.Second
@@ -127,7 +140,7 @@ func openPostgres(dsn string) (*sql.DB, error) {
 	sqldb.SetMaxOpenConns(32)
 	sqldb.SetMaxIdleConns(32)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	return sqldb, nil
+	return sqldb, preparedMode, nil
 }
 
 // openSQLite opens the embedded database in WAL mode with a busy timeout, so that the command
