@@ -267,7 +267,6 @@ func countTree(t *testing.T, ms []*protocol.MessageView, acked map[string]string
 	return n
 }
 
-
 // since is an inbox read's input: from cursor ("" for the start), with more fields.
 func since(cursor, more string) []byte {
 	fields := []string{}
