@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -101,26 +102,48 @@ func TestMetricsCountRequests(t *testing.T) {
 			t.Errorf("the database pool's metrics are missing")
 		}
 
-		// A long poll is a waiter until it answers.
+		// A long poll is a waiter until it answers, over either transport.
 		cursor := f.must(f.get("/v1/inbox", f.reader), http.StatusOK).at("cursor")
-		done := make(chan *reply, 1)
+		done := make(chan error, 2)
 		go func() {
-			done <- f.get("/v1/inbox?wait_seconds=2&since="+cursor, f.reader)
+			r := f.get("/v1/inbox?wait_seconds=2&since="+cursor, f.reader)
+			done <- reply200(r)
 		}()
-		deadline := time.Now().Add(5 * time.Second)
-		for f.scrape().metric("parley_long_poll_waiters", "") != 1 {
-			if time.Now().After(deadline) {
-				t.Fatal("the long poll never counted as a waiter")
+		f.waitForWaiters(1)
+		go func() {
+			_, err := f.mcp(f.reader).CallTool(context.Background(), &mcp.CallToolParams{Name: "inbox",
+				Arguments: json.RawMessage(`{"wait_seconds":2,"since":"` + cursor + `"}`)})
+			done <- err
+		}()
+		f.waitForWaiters(2)
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Fatalf("long poll: %v", err)
 			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if r := <-done; r.status != http.StatusOK {
-			t.Fatalf("long poll: %d %s", r.status, r.body)
 		}
 		if n := f.scrape().metric("parley_long_poll_waiters", ""); n != 0 {
-			t.Errorf("%v waiters after the long poll answered", n)
+			t.Errorf("%v waiters after the long polls answered", n)
 		}
 	})
+}
+
+// waitForWaiters waits until /metrics counts n long-poll waiters.
+func (f *forum) waitForWaiters(n float64) {
+	f.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for f.scrape().metric("parley_long_poll_waiters", "") != n {
+		if time.Now().After(deadline) {
+			f.t.Fatalf("the long polls never counted as %v waiters", n)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func reply200(r *reply) error {
+	if r.status != http.StatusOK {
+		return fmt.Errorf("status %d: %s", r.status, r.body)
+	}
+	return nil
 }
 
 // /metrics on the main address answers loopback clients that come directly, and nobody
