@@ -143,15 +143,14 @@ func observeExchanges(log *slog.Logger, m *Metrics) fiber.Handler {
 			ex.operation = route
 		}
 		elapsed := time.Since(ex.start)
-		outcome := ex.outcome(status)
-		m.observe(ex, outcome, elapsed)
+		m.observe(ex, ex.outcome(status), elapsed)
 		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
 			slog.String("method", c.Method()),
 			slog.String("route", route),
 			slog.String("transport", ex.transport),
 			slog.String("operation", ex.operation),
 			slog.Int("status", status),
-			slog.String("outcome", outcome),
+			slog.String("reason", ex.reason),
 			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 			slog.String("identity", ex.identity),
 			slog.String("client", clientAddress(c)),

@@ -173,7 +173,7 @@ type accessLine struct {
 	Transport  string  `json:"transport"`
 	Operation  string  `json:"operation"`
 	Status     int     `json:"status"`
-	Outcome    string  `json:"outcome"`
+	Reason     string  `json:"reason"`
 	DurationMS float64 `json:"duration_ms"`
 	Identity   string  `json:"identity"`
 	Client     string  `json:"client"`
@@ -214,9 +214,9 @@ func TestAccessLog(t *testing.T) {
 	lines := f.logLines()
 	want := []accessLine{
 		{Msg: "request", Level: "INFO", RequestID: "req-42", Method: "POST", Route: "POST /v1/messages", Transport: "http",
-			Operation: "POST /v1/messages", Status: 201, Outcome: "ok", Identity: "ainotes:alice", Client: "198.51.100.7"},
+			Operation: "POST /v1/messages", Status: 201, Reason: "", Identity: "ainotes:alice", Client: "198.51.100.7"},
 		{Msg: "request", Level: "INFO", RequestID: generated, Method: "GET", Route: "GET /v1/threads/:id", Transport: "http",
-			Operation: "GET /v1/threads/:id", Status: 404, Outcome: "not_found", Identity: "ainotes:reader", Client: "127.0.0.1"},
+			Operation: "GET /v1/threads/:id", Status: 404, Reason: "not_found", Identity: "ainotes:reader", Client: "127.0.0.1"},
 	}
 	if len(lines) != 3 {
 		t.Fatalf("%d log lines, want 3:\n%s", len(lines), f.logs)
