@@ -56,6 +56,8 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		return err
 	}
 	defer db.Close()
+	// listen is where the connection that LISTENs for news across instances connects; it is
+	// proved to answer now, before the server says it listens.
 	listen, err := listenURL(cfg, db)
 	if err != nil {
 		return err
