@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
 )
 
 // parley serve as an operator runs it: JSON logs that show the client behind a trusted
@@ -59,10 +62,18 @@ func TestServeLogsAndMetrics(t *testing.T) {
 	}
 }
 
-func TestServeListenDBNeedsPostgres(t *testing.T) {
-	r := parley(t, "serve", "--addr", "127.0.0.1:0", "--db", "sqlite:"+t.TempDir()+"/p.db",
-		"--listen-db", "postgres://parley@127.0.0.1:1/parley")
+// --listen-db names a Postgres server for a Postgres database, and one that answers.
+func TestServeListenDB(t *testing.T) {
+	unreachable := "postgres://parley@127.0.0.1:1/parley?sslmode=disable"
+	r := parley(t, "serve", "--addr", "127.0.0.1:0", "--db", "sqlite:"+t.TempDir()+"/p.db", "--listen-db", unreachable)
 	r.fails(t, "serve with --listen-db on SQLite", exitUsage, "--listen-db")
+
+	dbURL := storagetest.NewURL(t, storage.Postgres)
+	r = parley(t, "serve", "--addr", "127.0.0.1:0", "--db", dbURL, "--listen-db", unreachable)
+	r.fails(t, "serve with an unreachable --listen-db", exitRuntime, "the listening database")
+
+	srv := startServe(t, "--db", dbURL, "--listen-db", dbURL)
+	srv.stop(syscall.SIGTERM)
 }
 
 // freeAddress is a loopback address with a port that was free a moment ago.
