@@ -21,11 +21,7 @@ func runBackup(ctx context.Context, s *stdio, c *command, args []string) error {
 		return usagef("backup: name the one FILE to write (see parley help backup)")
 	}
 	path := positional[0]
-	cfg, err := f.config()
-	if err != nil {
-		return err
-	}
-	db, err := storage.Open(ctx, cfg.DB)
+	db, err := f.openAsItIs(ctx)
 	if err != nil {
 		return err
 	}

@@ -20,11 +20,7 @@ func runMigrate(ctx context.Context, s *stdio, c *command, args []string) error 
 	if len(positional) > 0 && !status {
 		return usagef("migrate: unexpected argument %q (migrate takes only \"status\")", positional[0])
 	}
-	cfg, err := f.config()
-	if err != nil {
-		return err
-	}
-	db, err := storage.Open(ctx, cfg.DB)
+	db, err := f.openAsItIs(ctx)
 	if err != nil {
 		return err
 	}
@@ -64,6 +60,16 @@ func printMigrationStatus(ctx context.Context, s *stdio, db *storage.DB) error {
 		fmt.Fprintf(tw, "%s\tapplied, unknown to this parley (written by a newer version?)\n", name)
 	}
 	return tw.Flush()
+}
+
+// openAsItIs opens the configured database without migrating it: for the commands that
+// migrate it themselves, or copy it as it is.
+func (f *cmdline) openAsItIs(ctx context.Context) (*storage.DB, error) {
+	cfg, err := f.config()
+	if err != nil {
+		return nil, err
+	}
+	return storage.Open(ctx, cfg.DB)
 }
 
 // openMigrated opens the configured database and brings its schema up to date, so that

@@ -132,10 +132,19 @@ func (c *Cluster) configure() error {
 // waitReady connects until the server answers: pg_ctl --wait already waited for the server
 // to report itself ready, this proves it over TCP, as the tests will connect.
 func (c *Cluster) waitReady(ctx context.Context) error {
+	if err := pingUntilReady(ctx, c.URL("postgres"), nil); err != nil {
+		return fmt.Errorf("Postgres started but does not accept connections on port %d: %v\n%s", c.Port, err, c.logTail())
+	}
+	return nil
+}
+
+// pingUntilReady connects to url until a connection answers, for at most 30 s, or until gone
+// is closed (the server ended; nil for never). It returns the last error when it gives up.
+func pingUntilReady(ctx context.Context, url string, gone <-chan struct{}) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for {
-		conn, err := pgx.Connect(ctx, c.URL("postgres"))
+		conn, err := pgx.Connect(ctx, url)
 		if err == nil {
 			err = conn.Ping(ctx)
 			_ = conn.Close(context.Background())
@@ -144,8 +153,10 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 			}
 		}
 		select {
+		case <-gone:
+			return fmt.Errorf("the server ended: %v", err)
 		case <-ctx.Done():
-			return fmt.Errorf("Postgres started but does not accept connections on port %d: %v\n%s", c.Port, err, c.logTail())
+			return err
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

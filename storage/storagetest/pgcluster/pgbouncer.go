@@ -14,8 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // ErrNoPgBouncer means that the pgbouncer program was not found. make test installs it
@@ -34,7 +32,7 @@ type PgBouncer struct {
 
 	dir      string
 	cmd      *exec.Cmd
-	done     chan error
+	exited   chan struct{} // closed when the process has ended
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -64,7 +62,7 @@ func StartPgBouncer(ctx context.Context, target string) (*PgBouncer, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	b := &PgBouncer{dir: dir, PoolSize: 2, done: make(chan error, 1)}
+	b := &PgBouncer{dir: dir, PoolSize: 2, exited: make(chan struct{})}
 	if b.Port, err = freePort(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -81,10 +79,13 @@ func StartPgBouncer(ctx context.Context, target string) (*PgBouncer, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("cannot start pgbouncer: %v", err)
 	}
-	go func() { b.done <- b.cmd.Wait() }()
-	if err := b.waitReady(ctx, u); err != nil {
+	go func() {
+		_ = b.cmd.Wait()
+		close(b.exited)
+	}()
+	if err := pingUntilReady(ctx, b.URL(target, ""), b.exited); err != nil {
 		_ = b.Stop()
-		return nil, err
+		return nil, fmt.Errorf("pgbouncer does not accept connections on port %d: %v\n%s", b.Port, err, b.LogTail())
 	}
 	return b, nil
 }
@@ -137,40 +138,19 @@ func (b *PgBouncer) URL(target, query string) string {
 	return u.String()
 }
 
-func (b *PgBouncer) waitReady(ctx context.Context, target *url.URL) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		conn, err := pgx.Connect(ctx, b.URL(target.String(), ""))
-		if err == nil {
-			err = conn.Ping(ctx)
-			_ = conn.Close(context.Background())
-			if err == nil {
-				return nil
-			}
-		}
-		select {
-		case exit := <-b.done:
-			b.done <- exit
-			return fmt.Errorf("pgbouncer ended at start (%v):\n%s", exit, b.LogTail())
-		case <-ctx.Done():
-			return fmt.Errorf("pgbouncer does not accept connections on port %d: %v\n%s", b.Port, err, b.LogTail())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
 // Stop ends pgbouncer (SIGTERM closes its connections at once) and removes its folder. It
 // may be called more than once.
 func (b *PgBouncer) Stop() error {
 	b.stopOnce.Do(func() {
-		if b.cmd.ProcessState == nil {
+		select {
+		case <-b.exited:
+		default:
 			_ = b.cmd.Process.Signal(syscall.SIGTERM) // immediate shutdown; SIGINT would wait for clients
 			select {
-			case <-b.done:
+			case <-b.exited:
 			case <-time.After(10 * time.Second):
 				_ = b.cmd.Process.Kill()
-				<-b.done
+				<-b.exited
 			}
 		}
 		b.stopErr = os.RemoveAll(b.dir)
