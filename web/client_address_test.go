@@ -2,12 +2,16 @@ package web
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
 )
 
 func TestRealClient(t *testing.T) {
@@ -42,8 +46,8 @@ func TestRealClient(t *testing.T) {
 	}
 }
 
-// Behind a trusted proxy the app sees the client's address and scheme; from anyone else the
-// X-Forwarded-* headers change nothing. (app.Test's connections come from 0.0.0.0.)
+// Behind a trusted proxy the app New builds sees the client's address and scheme; from anyone
+// else the X-Forwarded-* headers change nothing. (app.Test's connections come from 0.0.0.0.)
 func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 	for _, tc := range []struct {
 		name                   string
@@ -55,10 +59,10 @@ func TestForwardedHeadersOnlyFromTrustedProxies(t *testing.T) {
 		{name: "none configured", wantAddress: "0.0.0.0", wantProto: "http"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			app := fiber.New(fiber.Config{EnableTrustedProxyCheck: true, TrustedProxies: proxyList(tc.trusted)})
-			app.Use(resolveClientAddress(tc.trusted))
-			app.Get("/", func(c *fiber.Ctx) error { return c.SendString(clientAddress(c) + " " + c.Protocol()) })
-			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			app := New(Options{DB: storagetest.Open(t, storage.SQLite), TrustedProxies: tc.trusted,
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+			app.Get("/seen-as", func(c *fiber.Ctx) error { return c.SendString(clientAddress(c) + " " + c.Protocol()) })
+			req := httptest.NewRequest(http.MethodGet, "/seen-as", nil)
 			req.Header.Set("X-Forwarded-For", "198.51.100.1")
 			req.Header.Set("X-Forwarded-Proto", "https")
 			resp, err := app.Test(req)
