@@ -121,9 +121,10 @@ func printable(s string) bool {
 }
 
 // observeExchanges gives every request an exchange and a request id (answered in
-// X-Request-Id), and when the answer is written, logs its access line and counts it. It is
-// the outermost handler, so that it sees the final answer: an error a handler returned is
-// answered here, by the app's error handler, before the line is written.
+// X-Request-Id), and when the answer is written, logs its access line and counts it. It runs
+// before every other handler (only the client address is found before it), so that it sees
+// the final answer: an error a handler returned is answered here, by the app's error handler,
+// before the line is written.
 func observeExchanges(log *slog.Logger, m *Metrics) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ex := &exchange{id: requestID(c), start: time.Now(), transport: transportWeb}
