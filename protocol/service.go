@@ -27,7 +27,9 @@ type Service struct {
 	limits  Limits
 	version string
 	rate    *rateLimiter
-	changes *broadcast
+	// failedAuths counts failed authentications per client address.
+	failedAuths *rateLimiter
+	changes     *broadcast
 }
 
 // New makes the operation layer over db.
@@ -42,12 +44,13 @@ func New(db *storage.DB, opts Options) *Service {
 		opts.Version = "dev"
 	}
 	return &Service{
-		db:      db,
-		realm:   opts.Realm,
-		limits:  opts.Limits,
-		version: opts.Version,
-		rate:    newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
-		changes: newBroadcast(),
+		db:          db,
+		realm:       opts.Realm,
+		limits:      opts.Limits,
+		version:     opts.Version,
+		rate:        newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
+		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
+		changes:     newBroadcast(),
 	}
 }
 

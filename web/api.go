@@ -85,7 +85,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
 			return a.writeError(c, err)
 		}
-		actor, err := a.svc.AuthenticateHeader(c.UserContext(), c.Get(fiber.HeaderAuthorization))
+		actor, err := a.svc.AuthenticateHeader(c.UserContext(), clientAddress(c), authorizationHeaders(c))
 		if err != nil {
 			return a.writeError(c, err)
 		}
@@ -127,4 +127,15 @@ func endsAtShutdown(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 		}
 	}()
 	return ctx, cancel
+}
+
+// authorizationHeaders is the value of every Authorization header of the request, in order:
+// the operation layer refuses more than one.
+func authorizationHeaders(c *fiber.Ctx) []string {
+	raw := c.Request().Header.PeekAll(fiber.HeaderAuthorization)
+	values := make([]string, len(raw))
+	for i, v := range raw {
+		values[i] = string(v)
+	}
+	return values
 }

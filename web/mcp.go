@@ -36,8 +36,14 @@ func netHTTP(h http.Handler) fiber.Handler {
 		if err != nil {
 			return fiber.NewError(fiber.StatusBadRequest, "the request cannot be read")
 		}
+		// The conversion keeps one value of each header; the operation layer must see every
+		// Authorization header to refuse more than one.
+		if values := authorizationHeaders(c); len(values) > 0 {
+			r.Header[fiber.HeaderAuthorization] = values
+		}
 		fctx := c.Context()
 		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), http.LocalAddrContextKey, fctx.LocalAddr()))
+		ctx = mcpserver.WithClientAddress(ctx, clientAddress(c))
 		defer cancel()
 		shutdown := fctx.Done() // closed when the server shuts down
 		go func() {

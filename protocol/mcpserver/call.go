@@ -36,7 +36,7 @@ func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte)
 	if err := h.svc.CheckRequestSize(len(args)); err != nil {
 		return nil, err
 	}
-	a, err := h.svc.AuthenticateHeader(ctx, hdr.Get("Authorization"))
+	a, err := h.svc.AuthenticateHeader(ctx, clientAddress(ctx), hdr.Values("Authorization"))
 	if err != nil {
 		return nil, err
 	}

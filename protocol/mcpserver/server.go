@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,8 +81,33 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !h.readBody(w, r) {
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context()))
-	h.sdk.ServeHTTP(w, r)
+	ctx := context.WithValue(r.Context(), requestKey{}, r.Context())
+	if _, given := ctx.Value(clientKey{}).(string); !given {
+		ctx = WithClientAddress(ctx, remoteHost(r.RemoteAddr))
+	}
+	h.sdk.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// clientKey carries the address a request came from, as the server that mounts the handler
+// counts it, to the tool handlers (the limit on failed authentications is per address).
+type clientKey struct{}
+
+// WithClientAddress tells the handler the address of the client a request comes from. Without
+// it the handler takes the host of the request's RemoteAddr.
+func WithClientAddress(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientKey{}, addr)
+}
+
+func clientAddress(ctx context.Context) string {
+	addr, _ := ctx.Value(clientKey{}).(string)
+	return addr
+}
+
+func remoteHost(remoteAddr string) string {
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		return host
+	}
+	return remoteAddr
 }
 
 // withRequest ends ctx when the HTTP request that carried the call ends. The returned stop
