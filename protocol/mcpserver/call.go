@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -60,6 +61,9 @@ func (h *Handler) answer(ctx context.Context, name string, out any, err error) (
 	var data []byte
 	if err == nil {
 		data, err = marshal(out)
+	}
+	if err == nil && len(data) > h.maxAnswer {
+		err = fmt.Errorf("the answer has %d bytes, more than the %d one answer may have", len(data), h.maxAnswer)
 	}
 	if err != nil {
 		if ctx.Err() == nil { // a call whose client has gone is no fault

@@ -20,7 +20,14 @@ import (
 type Options struct {
 	// Logger receives server faults (never shown to clients); nil means slog.Default().
 	Logger *slog.Logger
+	// MaxAnswerBytes bounds the JSON of one tool result; 0 means DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 }
+
+// DefaultMaxAnswerBytes bounds one tool result. The largest answer the limits allow, a
+// thread of thread_max_messages messages read whole, is about 2 MiB with the reference
+// limits; what is over the bound is a fault, not an answer.
+const DefaultMaxAnswerBytes = 8 << 20
 
 // Handler serves MCP at one path: POST only, each request standing alone (no session id),
 // answered with application/json rather than an event stream, so that it passes unchanged
@@ -29,7 +36,9 @@ type Handler struct {
 	svc     *protocol.Service
 	log     *slog.Logger
 	maxBody int64
-	sdk     http.Handler
+	// maxAnswer bounds the JSON of one tool result (the text content repeats it).
+	maxAnswer int
+	sdk       http.Handler
 	// watch, when tests set it, is called as a tool call begins; what it returns, as it ends.
 	watch func(tool string) func()
 }
@@ -47,9 +56,13 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		opts.Logger = slog.Default()
 	}
 	h := &Handler{
-		svc:     svc,
-		log:     opts.Logger,
-		maxBody: maxBody(svc.Limits()),
+		svc:       svc,
+		log:       opts.Logger,
+		maxBody:   maxBody(svc.Limits()),
+		maxAnswer: opts.MaxAnswerBytes,
+	}
+	if h.maxAnswer <= 0 {
+		h.maxAnswer = DefaultMaxAnswerBytes
 	}
 	sdkLog := slog.New(quiet{opts.Logger.Handler()}).With("component", "mcp")
 	server := mcp.NewServer(&mcp.Implementation{
@@ -75,11 +88,19 @@ func New(svc *protocol.Service, opts Options) *Handler {
 // (inbox wait_seconds) should end when its client goes away or the server shuts down.
 type requestKey struct{}
 
-// ServeHTTP bounds the request body, then lets the SDK speak JSON-RPC. Authentication is
+// ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then lets the
+// SDK speak JSON-RPC. Authentication is
 // done per tool call (see run), so that initialize and tools/list never touch the database.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.readBody(w, r) {
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
+	}
+	if body != nil {
+		if fault := checkFrame(body); fault != nil {
+			fault.write(w)
+			return
+		}
 	}
 	ctx := context.WithValue(r.Context(), requestKey{}, r.Context())
 	if _, given := ctx.Value(clientKey{}).(string); !given {
