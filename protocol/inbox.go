@@ -49,7 +49,7 @@ func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult
 	deadline := time.Now().Add(p.wait)
 	for {
 		changed := s.changes.wait()
-		res, err := s.readInbox(context.WithoutCancel(ctx), a, p)
+		res, err := s.boundedInboxRead(ctx, a, p)
 		if err != nil || len(res.Items) > 0 || !time.Now().Before(deadline) {
 			return res, err
 		}
@@ -108,6 +108,14 @@ func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// boundedInboxRead reads once, within the deadline of one request's database work and
+// whatever becomes of ctx: the end of a wait does not cut a read under way.
+func (s *Service) boundedInboxRead(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {
+	ctx, cancel := s.Bounded(context.WithoutCancel(ctx))
+	defer cancel()
+	return s.readInbox(ctx, a, p)
 }
 
 func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {

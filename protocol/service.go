@@ -4,6 +4,7 @@
 package protocol
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -16,17 +17,30 @@ type Options struct {
 	Realm   string // DefaultRealm when empty
 	Limits  Limits // DefaultLimits() when zero
 	Version string // the server's version, for the manifest
+	// Deadline bounds the database work of one request (a long poll's wait excepted, not its
+	// reads); DefaultDeadline when zero.
+	Deadline time.Duration
 }
+
+// DefaultDeadline is how long one request's database work may take before the request is
+// answered unavailable: long enough for any query Parley makes on a healthy database, short
+// enough that a hung one does not hold clients (and their connections) for long.
+const DefaultDeadline = 5 * time.Second
+
+// unavailableRetryAfter is the retry_after of unavailable: a database that did not answer
+// is retried in a few seconds, not at once by every client.
+const unavailableRetryAfter = 2
 
 // Service is the operation layer. Every operation is one database transaction: a refused
 // request writes nothing; an accepted one writes its message, thread change and event
 // together or not at all.
 type Service struct {
-	db      *storage.DB
-	realm   string
-	limits  Limits
-	version string
-	rate    *rateLimiter
+	db       *storage.DB
+	realm    string
+	limits   Limits
+	version  string
+	deadline time.Duration
+	rate     *rateLimiter
 	// failedAuths counts failed authentications per client address.
 	failedAuths *rateLimiter
 	changes     *broadcast
@@ -43,7 +57,11 @@ func New(db *storage.DB, opts Options) *Service {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultDeadline
+	}
 	return &Service{
+		deadline:    opts.Deadline,
 		db:          db,
 		realm:       opts.Realm,
 		limits:      opts.Limits,
@@ -60,6 +78,12 @@ func (s *Service) Limits() Limits { return s.limits }
 // Realm is the realm of this instance's agents.
 func (s *Service) Realm() string { return s.realm }
 
+// Bounded is ctx with the deadline of one request's database work. Transports run each
+// operation in it, except one that waits (the inbox's long poll), which bounds its own reads.
+func (s *Service) Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.deadline)
+}
+
 // DB is the database the service works on.
 func (s *Service) DB() *storage.DB { return s.db }
 
@@ -72,7 +96,9 @@ func fault(err error) error {
 		return err
 	}
 	if errors.Is(err, storage.ErrUnavailable) {
-		return Refuse(ReasonUnavailable, "the database cannot be reached; retry later")
+		e := Refuse(ReasonUnavailable, "the database cannot be reached or did not answer in time; retry later")
+		e.RetryAfter = unavailableRetryAfter
+		return e
 	}
 	return err
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,9 +39,23 @@ const (
 // DefaultURL is where the embedded database lives when nothing else is configured.
 const DefaultURL = "sqlite:parley-data/parley.db"
 
+// Options tune how a database is opened; the zero value means the defaults.
+type Options struct {
+	// StatementTimeout is Postgres's statement_timeout for every connection: the server ends
+	// a statement that runs longer, even when the client that sent it is gone or hung. 0
+	// leaves the server's setting. SQLite has no such setting; a request's deadline ends its
+	// work there.
+	StatementTimeout time.Duration
+}
+
 // Open connects to the database named by rawURL (postgres://…, postgresql://…, sqlite:PATH or
 // sqlite::memory:) and checks that it answers. The schema is not touched: see migrations.
 func Open(ctx context.Context, rawURL string) (*DB, error) {
+	return OpenWith(ctx, rawURL, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	kind, dsn, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -48,7 +63,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	var db *DB
 	switch kind {
 	case Postgres:
-		sqldb, err := openPostgres(dsn)
+		sqldb, err := openPostgres(dsn, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -112,13 +127,10 @@ func parseURL(raw string) (Kind, string, error) {
 	}
 }
 
-func openPostgres(dsn string) (*sql.DB, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+func openPostgres(dsn string, opts Options) (*sql.DB, error) {
+	cfg, err := pgConfig(dsn, opts)
 	if err != nil {
-		return nil, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 5 * time.Second
+		return nil, err
 	}
 	// bun writes every value into the SQL text, so statements never repeat: preparing each
 	// (pgx's default) costs an extra round trip and server work for nothing.
@@ -128,6 +140,21 @@ func openPostgres(dsn string) (*sql.DB, error) {
 	sqldb.SetMaxIdleConns(32)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	return sqldb, nil
+}
+
+// pgConfig is the connection configuration of every connection Parley opens to Postgres.
+func pgConfig(dsn string, opts Options) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	}
+	return cfg, nil
 }
 
 // openSQLite opens the embedded database in WAL mode with a busy timeout, so that the command

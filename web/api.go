@@ -85,7 +85,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
 			return a.writeError(c, err)
 		}
-		actor, err := a.svc.AuthenticateHeader(c.UserContext(), clientAddress(c), authorizationHeaders(c))
+		// The request's database work has a deadline; a long poll's wait has its own bounds,
+		// and the inbox bounds each of its reads.
+		bounded, cancel := a.svc.Bounded(c.UserContext())
+		defer cancel()
+		actor, err := a.svc.AuthenticateHeader(bounded, clientAddress(c), authorizationHeaders(c))
 		if err != nil {
 			return a.writeError(c, err)
 		}
@@ -97,7 +101,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 			// Without a token the operation answers unauthenticated before it reads any input.
 			raw = nil
 		}
-		ctx := c.UserContext()
+		ctx := bounded
 		if r.waits {
 			var stop context.CancelFunc
 			ctx, stop = endsAtShutdown(c)

@@ -29,6 +29,8 @@ type Options struct {
 	Static fs.FS
 	// Logger receives what goes wrong inside requests; nil means slog.Default().
 	Logger *slog.Logger
+	// RequestDeadline bounds one request's database work; 0 means protocol.DefaultDeadline.
+	RequestDeadline time.Duration
 }
 
 // Timeouts of the HTTP server. There is no write timeout: the feed streams for as long as
@@ -52,7 +54,8 @@ func New(opts Options) *fiber.App {
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
 
 	// One operation layer for every transport: the same decisions, one rate limiter.
-	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version})
+	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
+		Deadline: opts.RequestDeadline})
 
 	registerHealth(app, opts.DB, opts.Logger)
 	registerAPI(app, svc, opts.Logger)

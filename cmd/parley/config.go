@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -22,6 +23,8 @@ type Config struct {
 	Realm      string
 	SessionKey string // "" means: generate one on first start and keep it in the database
 	Limits     protocol.Limits
+	// RequestDeadline bounds one request's database work, and is Postgres's statement_timeout.
+	RequestDeadline time.Duration
 }
 
 // option is one setting with the three places it can come from. Where a value is found first
@@ -78,6 +81,16 @@ var options = []option{
 				return fmt.Errorf("the session key needs at least %d characters", minSessionKey)
 			}
 			c.SessionKey = v
+			return nil
+		}},
+	{flag: "request-deadline", env: "PARLEY_REQUEST_DEADLINE", key: "request_deadline", def: protocol.DefaultDeadline.String(),
+		usage: "the longest one request's database work may take (a `DURATION` such as 5s), and Postgres's statement_timeout; a request over it is answered 503 unavailable",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > 10*time.Minute {
+				return fmt.Errorf("request deadline %q is not a duration from 100ms to 10m", v)
+			}
+			c.RequestDeadline = d
 			return nil
 		}},
 }

@@ -27,6 +27,7 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	f.option("addr")
 	f.option("session-key")
+	f.option("request-deadline")
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 // database happens before the socket opens, so that once the server says it is listening,
 // nothing is left that could fail.
 func serve(ctx context.Context, s *stdio, cfg Config) error {
-	db, err := openMigrated(ctx, cfg)
+	db, err := openMigratedWith(ctx, cfg, storage.Options{StatementTimeout: cfg.RequestDeadline})
 	if err != nil {
 		return err
 	}
@@ -82,6 +83,8 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		SessionKey: sessionKey,
 		Static:     static.FS(),
 		Logger:     slog.New(slog.NewTextHandler(s.err, nil)),
+
+		RequestDeadline: cfg.RequestDeadline,
 	})
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()

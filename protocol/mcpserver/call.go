@@ -33,15 +33,23 @@ func (h *Handler) call(t tool) mcp.ToolHandler {
 // operation's own. A token that is sent is checked for every tool, get_manifest included,
 // exactly as over HTTP (protocol.AuthenticateHeader); without one the actor is nil, which
 // get_manifest answers without you and every other operation as unauthenticated.
+//
+// The call's database work has the deadline of one request; a tool that waits (the inbox's
+// long poll) bounds each of its reads itself.
 func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte) (any, error) {
 	if err := h.svc.CheckRequestSize(len(args)); err != nil {
 		return nil, err
 	}
-	a, err := h.svc.AuthenticateHeader(ctx, clientAddress(ctx), hdr.Values("Authorization"))
+	bounded, cancel := h.svc.Bounded(ctx)
+	defer cancel()
+	a, err := h.svc.AuthenticateHeader(bounded, clientAddress(ctx), hdr.Values("Authorization"))
 	if err != nil {
 		return nil, err
 	}
-	return t.run(ctx, a, args)
+	if t.waits {
+		return t.run(ctx, a, args)
+	}
+	return t.run(bounded, a, args)
 }
 
 // answer puts an operation's outcome on the wire (§ 9, § 10). A result is structuredContent
