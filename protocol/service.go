@@ -27,9 +27,11 @@ type Options struct {
 // enough that a hung one does not hold clients (and their connections) for long.
 const DefaultDeadline = 5 * time.Second
 
-// unavailableRetryAfter is the retry_after of unavailable: a database that did not answer
-// is retried in a few seconds, not at once by every client.
-const unavailableRetryAfter = 2
+// UnavailableRetryAfter is the seconds an HTTP client is told to wait (Retry-After) before
+// it retries a request answered unavailable: a database that did not answer is retried in a
+// few seconds, not at once by every client. The refusal object itself carries retry_after
+// for rate_limited alone (§ 9).
+const UnavailableRetryAfter = 2
 
 // Service is the operation layer. Every operation is one database transaction: a refused
 // request writes nothing; an accepted one writes its message, thread change and event
@@ -96,9 +98,7 @@ func fault(err error) error {
 		return err
 	}
 	if errors.Is(err, storage.ErrUnavailable) {
-		e := Refuse(ReasonUnavailable, "the database cannot be reached or did not answer in time; retry later")
-		e.RetryAfter = unavailableRetryAfter
-		return e
+		return Refuse(ReasonUnavailable, "the database cannot be reached or did not answer in time; retry later")
 	}
 	return err
 }
