@@ -6,7 +6,6 @@ package protocol
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/parleyforum/parley/storage"
@@ -45,7 +44,7 @@ type Service struct {
 	rate     *rateLimiter
 	// failedAuths counts failed authentications per client address.
 	failedAuths *rateLimiter
-	changes     *broadcast
+	waits       *waitSlots
 }
 
 // New makes the operation layer over db.
@@ -70,7 +69,7 @@ func New(db *storage.DB, opts Options) *Service {
 		version:     opts.Version,
 		rate:        newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
 		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
-		changes:     newBroadcast(),
+		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 	}
 }
 
@@ -113,26 +112,4 @@ func requireActor(a *Actor, right Right) *Error {
 		return Refuse(ReasonTokenRightMissing, "the token lacks the %s right", right)
 	}
 	return nil
-}
-
-// broadcast wakes waiting readers (inbox long polls) when this instance commits a change.
-type broadcast struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func newBroadcast() *broadcast { return &broadcast{ch: make(chan struct{})} }
-
-// wait returns a channel closed at the next change.
-func (b *broadcast) wait() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ch
-}
-
-func (b *broadcast) notify() {
-	b.mu.Lock()
-	close(b.ch)
-	b.ch = make(chan struct{})
-	b.mu.Unlock()
 }

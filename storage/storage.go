@@ -24,8 +24,9 @@ import (
 // DB is an open Parley database.
 type DB struct {
 	*bun.DB
-	kind Kind
-	url  string
+	kind    Kind
+	url     string
+	changes *Changes
 }
 
 // Kind names the database product behind a DB.
@@ -75,6 +76,10 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		}
 		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL}
 	}
+	db.changes = newChanges()
+	if kind == Postgres {
+		db.changes.listen = func(ctx context.Context) { db.listenPostgres(ctx, db.changes) }
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -82,6 +87,15 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("cannot reach the database at %s: %w", Redact(rawURL), translate(err))
 	}
 	return db, nil
+}
+
+// Changes is the signal of inbox changes on this database (see notify.go).
+func (db *DB) Changes() *Changes { return db.changes }
+
+// Close stops listening for changes and closes every connection.
+func (db *DB) Close() error {
+	db.changes.close()
+	return db.DB.Close()
 }
 
 // Kind reports which database product this is.

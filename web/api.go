@@ -104,7 +104,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		ctx := bounded
 		if r.waits {
 			var stop context.CancelFunc
-			ctx, stop = endsAtShutdown(c)
+			ctx, stop = whileClientWaits(c.UserContext(), c)
 			defer stop()
 		}
 		res, err := r.op(ctx, actor, raw)
@@ -113,24 +113,6 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		}
 		return writeJSON(c, r.status, res)
 	}
-}
-
-// endsAtShutdown is the context of an operation that waits: it ends when the server shuts
-// down, so that a long poll answers at once with what there is instead of holding the
-// shutdown up for its wait_seconds. Other operations keep a context that a shutdown leaves
-// alone: a request in flight finishes. (fasthttp tells a handler nothing when its client goes
-// away; a long poll then ends after its wait.)
-func endsAtShutdown(c *fiber.Ctx) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(c.UserContext())
-	shutdown := c.Context().Done() // closed when the server shuts down
-	go func() {
-		select {
-		case <-shutdown:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
 }
 
 // authorizationHeaders is the value of every Authorization header of the request, in order:

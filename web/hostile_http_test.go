@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 	"github.com/parleyforum/parley/web"
@@ -151,5 +152,45 @@ func TestUnreadAnswersAreGivenUp(t *testing.T) {
 		if time.Since(start) > 15*time.Second {
 			t.Fatal("the server still holds a connection whose client reads nothing")
 		}
+	}
+}
+
+// A long poll whose client has gone stops waiting as soon as the server can tell, over HTTP
+// and over MCP: its place among the waits of its identity is free again long before its
+// wait_seconds have passed.
+func TestAbandonedLongPollStops(t *testing.T) {
+	limits := protocol.DefaultLimits()
+	limits.InboxWaitsPerIdentity = 1
+	f := newForum(t, storagetest.Open(t, storage.SQLite), limits)
+	mcpWait := toolCall("inbox", `{"wait_seconds":30}`)
+	for _, c := range []struct{ name, raw string }{
+		{"HTTP", "GET /v1/inbox?wait_seconds=30 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.alice + "\r\n\r\n"},
+		{"MCP", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + f.alice +
+			"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: " +
+			strconv.Itoa(len(mcpWait)) + "\r\n\r\n" + mcpWait},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.WriteString(conn, c.raw); err != nil {
+				t.Fatal(err)
+			}
+			waitsTaken := func() bool {
+				return f.get("/v1/inbox?wait_seconds=1", f.alice).reason() == "rate_limited"
+			}
+			for start := time.Now(); !waitsTaken(); time.Sleep(20 * time.Millisecond) {
+				if time.Since(start) > 10*time.Second {
+					t.Fatal("the long poll never began")
+				}
+			}
+			conn.Close() // the client goes away
+			for start := time.Now(); waitsTaken(); time.Sleep(100 * time.Millisecond) {
+				if time.Since(start) > 10*time.Second {
+					t.Fatal("the long poll of a client that has gone still waits")
+				}
+			}
+		})
 	}
 }
