@@ -3,11 +3,14 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The JSON-RPC frame of a request is checked here, before the SDK reads it, so that every
@@ -22,7 +25,8 @@ import (
 //   - an id the server cannot echo exactly (a fraction, or an integer beyond 2^53, which the
 //     SDK would turn into another number): -32600;
 //   - a method this server does not serve: -32601;
-//   - params of the wrong shape for initialize or tools/call: -32602, naming the field.
+//   - params of the wrong shape for a method: -32602, naming the field in JSON terms;
+//   - a notification the SDK does not take: nothing (202), as for any notification.
 
 // frameFault is a JSON-RPC error to answer instead of handing the request to the SDK.
 type frameFault struct {
@@ -32,16 +36,19 @@ type frameFault struct {
 	msg    string
 }
 
-// methods are the requests this server serves; notifications (no id) pass to the SDK.
-var methods = map[string]bool{"initialize": true, "ping": true, "tools/list": true, "tools/call": true}
+// methods are the requests this server serves, each with the SDK's type of its params.
+var methods = map[string]func() any{
+	"initialize": func() any { return new(mcp.InitializeParams) },
+	"ping":       func() any { return new(mcp.PingParams) },
+	"tools/list": func() any { return new(mcp.ListToolsParams) },
+	"tools/call": func() any { return new(mcp.CallToolParamsRaw) },
+}
 
-// paramKinds are, per method, the JSON type of each params field the SDK decodes into a Go
-// type: a wrong type there would come back as a message about that type.
-var paramKinds = map[string]map[string]string{
-	"initialize": {"protocolVersion": "string", "capabilities": "object", "clientInfo": "object", "_meta": "object"},
-	"tools/call": {"name": "string", "_meta": "object"}, // arguments: any JSON, the operation answers
-	"tools/list": {"cursor": "string", "_meta": "object"},
-	"ping":       {"_meta": "object"},
+// notifications are the notifications the SDK takes; any other is answered like them, with
+// nothing (202), since a notification gets no response.
+var notifications = map[string]bool{
+	"notifications/initialized": true, "notifications/cancelled": true,
+	"notifications/roots/list_changed": true, "notifications/progress": true,
 }
 
 // frame is a request as JSON-RPC frames it; fields stay raw to be checked one by one.
@@ -80,9 +87,12 @@ func checkFrame(body []byte) *frameFault {
 		return invalidRequest(f.ID, "field method must be a string")
 	}
 	if f.ID == nil {
-		return nil // a notification: answered by nothing, so left to the SDK
+		if !notifications[method] {
+			return &frameFault{status: http.StatusAccepted} // a notification is answered by nothing
+		}
+		return nil
 	}
-	if !methods[method] {
+	if _, served := methods[method]; !served {
 		return &frameFault{http.StatusOK, f.ID, jsonrpc.CodeMethodNotFound,
 			"method " + strconv.Quote(method) + " is not served here; this server serves initialize, ping, tools/list and tools/call"}
 	}
@@ -108,8 +118,8 @@ func echoable(id json.RawMessage) bool {
 	return err == nil && n >= -maxExactID && n <= maxExactID
 }
 
-// checkParams checks that params is an object and that the fields the SDK decodes have
-// their JSON types.
+// checkParams decodes params into the SDK's type for method, as the SDK will, and answers a
+// mismatch in JSON terms (the SDK would name its Go types).
 func checkParams(id json.RawMessage, method string, raw json.RawMessage) *frameFault {
 	if raw == nil || string(raw) == "null" {
 		if method == "tools/call" {
@@ -117,48 +127,52 @@ func checkParams(id json.RawMessage, method string, raw json.RawMessage) *frameF
 		}
 		return nil
 	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
+	if raw[0] != '{' {
 		return invalidParams(id, "params must be an object")
 	}
-	if _, named := fields["name"]; method == "tools/call" && !named {
+	err := json.Unmarshal(raw, methods[method]())
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return invalidParams(id, "params."+typeErr.Field+" must be a JSON "+jsonKindOf(typeErr.Type)+", not a JSON "+typeErr.Value)
+	}
+	if err != nil {
+		return invalidParams(id, "params cannot be read")
+	}
+	var named struct{ Name *string }
+	if method == "tools/call" && (json.Unmarshal(raw, &named) != nil || named.Name == nil) {
 		return invalidParams(id, "params.name is missing: the name of the tool to call")
 	}
-	for field, want := range paramKinds[method] {
-		v, ok := fields[field]
-		if !ok || string(v) == "null" {
-			continue
-		}
-		if got := jsonKind(v); got != want {
-			return invalidParams(id, "params."+field+" must be a JSON "+want+", not "+got)
-		}
-	}
 	return nil
+}
+
+// jsonKindOf names the JSON type a Go type is read from.
+func jsonKindOf(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	}
+	return "number"
 }
 
 func invalidParams(id json.RawMessage, msg string) *frameFault {
 	return &frameFault{http.StatusOK, id, jsonrpc.CodeInvalidParams, "invalid params: " + msg}
 }
 
-// jsonKind names the JSON type of a valid value.
-func jsonKind(v json.RawMessage) string {
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-// write answers the fault as a JSON-RPC error response.
+// write answers the fault as a JSON-RPC error response (a notification's, as nothing).
 func (f *frameFault) write(w http.ResponseWriter) {
+	if f.code == 0 {
+		w.WriteHeader(f.status)
+		return
+	}
 	id := f.id
 	if id == nil {
 		id = json.RawMessage("null")

@@ -53,6 +53,9 @@ func TestFaultsOfJSONRPCAreJSONRPCErrors(t *testing.T) {
 		{"a tool name that is a number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, "", 200, -32602, "1", "params.name must be a JSON string"},
 		{"tools/call without params", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, "", 200, -32602, "1", "params"},
 		{"a protocol version that is a number", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}`, "", 200, -32602, "1", "params.protocolVersion"},
+		{"a capability of the wrong type", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":5},"clientInfo":{"name":"x","version":"1"}}}`,
+			"", 200, -32602, "1", "params.capabilities.roots must be a JSON object, not a JSON number"},
+		{"a cursor that is a number", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}`, "", 200, -32602, "1", "params.cursor"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(c.body))
@@ -78,6 +81,13 @@ func TestFaultsOfJSONRPCAreJSONRPCErrors(t *testing.T) {
 				t.Errorf("the message names a Go type: %q", got.Error.Message)
 			}
 		})
+	}
+	// A notification is answered by nothing, one the server does not take included.
+	for _, method := range []string{"notifications/initialized", "notifications/nope", "nope"} {
+		resp, data := post(t, f.url, "", `{"jsonrpc":"2.0","method":"`+method+`"}`)
+		if resp.StatusCode != http.StatusAccepted || len(data) != 0 {
+			t.Errorf("notification %s: %d %q, want 202 and nothing", method, resp.StatusCode, data)
+		}
 	}
 	// The ids that can be echoed come back exactly.
 	for _, id := range []string{`9007199254740991`, `-9007199254740991`, `"12345678901234567890"`, `0`} {
