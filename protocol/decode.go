@@ -45,7 +45,8 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 	if dec.InputOffset() != int64(len(trimmed)) {
 		return nil, Refuse(ReasonInvalidBody, "the request body has data after the JSON object")
 	}
-	if key, twice := duplicateKey(trimmed); twice {
+	if keyCount(trimmed) > len(fields) {
+		key, _ := duplicateKey(trimmed)
 		return nil, Refuse(ReasonInvalidBody, "field %s%s appears more than once", path, key)
 	}
 	for k, v := range fields {

@@ -160,6 +160,8 @@ var envelopeAccepted = []struct {
 	{"a surrogate pair", `{"kind":"ask","body":"\ud83d\ude00"}`, protocol.Envelope{Kind: "ask", Body: "😀"}},
 	{"U+FFFD as sent", `{"kind":"ask","body":"\ufffd"}`, protocol.Envelope{Kind: "ask", Body: "\ufffd"}},
 	{"an escaped backslash before u0000", `{"kind":"ask","body":"\\u0000"}`, protocol.Envelope{Kind: "ask", Body: `\u0000`}},
+	{"keys, braces and escapes inside a string", `{"kind":"ask","body":"{\"kind\":\"note\"}, [\"body\":1] \\"}`,
+		protocol.Envelope{Kind: "ask", Body: `{"kind":"note"}, ["body":1] \`}},
 	{"a zero-width joiner inside a word", `{"kind":"ask","body":"a\u200db"}`, protocol.Envelope{Kind: "ask", Body: "a\u200db"}},
 	{"the same key in from and at the top", `{"kind":"ask","body":"q","from":{"extension":"w1"},"provenance":{"client":"c"}}`,
 		protocol.Envelope{Kind: "ask", Body: "q", Extension: "w1", Provenance: protocol.Provenance{Client: ptr("c")}}},

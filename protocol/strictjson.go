@@ -72,6 +72,43 @@ func escapedRune(raw []byte, i int) (rune, bool) {
 	return r, true
 }
 
+// keyCount counts the keys of the JSON object raw at its own level, without allocating: a
+// count above the number of distinct keys decoded means a key is named twice. raw is known
+// to be one valid JSON object.
+func keyCount(raw []byte) int {
+	depth, n := 0, 0
+	inString, escaped, expectKey := false, false, false
+	for _, c := range raw {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			if depth == 1 && expectKey {
+				n++
+				expectKey = false
+			}
+		case '{', '[':
+			depth++
+			expectKey = depth == 1
+		case '}', ']':
+			depth--
+		case ',':
+			expectKey = depth == 1
+		}
+	}
+	return n
+}
+
 // duplicateKey returns a key that the JSON object raw names more than once, at its own
 // level. raw is known to be one valid JSON object.
 func duplicateKey(raw []byte) (string, bool) {
