@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"net/url"
 	"testing"
 	"time"
 
@@ -49,15 +48,9 @@ func TestSilentServerIsErrUnavailable(t *testing.T) {
 // deadline with ErrUnavailable, and a statement that runs longer than the statement
 // timeout is ended by Postgres itself, also ErrUnavailable. Migrations lift the timeout.
 func TestHungPostgresIsErrUnavailable(t *testing.T) {
-	target, err := url.Parse(storagetest.NewURL(t, storage.Postgres))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := storagetest.StartProxy(t, target.Host)
-	through := *target
-	through.Host = p.Addr()
+	dbURL, p := storagetest.NewProxiedURL(t)
 	ctx := context.Background()
-	db, err := storage.OpenWith(ctx, through.String(), storage.Options{StatementTimeout: 250 * time.Millisecond})
+	db, err := storage.OpenWith(ctx, dbURL, storage.Options{StatementTimeout: 250 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -21,16 +20,10 @@ import (
 // over MCP, many at once — never 500 and never a hang; when the database answers again, so
 // does the server, without a restart.
 func TestHungDatabaseIsUnavailableNotAHang(t *testing.T) {
-	target, err := url.Parse(storagetest.NewURL(t, storage.Postgres))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := storagetest.StartProxy(t, target.Host)
-	through := *target
-	through.Host = proxy.Addr()
+	dbURL, proxy := storagetest.NewProxiedURL(t)
 	ctx := context.Background()
 	const deadline = 300 * time.Millisecond
-	db, err := storage.OpenWith(ctx, through.String(), storage.Options{StatementTimeout: deadline})
+	db, err := storage.OpenWith(ctx, dbURL, storage.Options{StatementTimeout: deadline})
 	if err != nil {
 		t.Fatal(err)
 	}

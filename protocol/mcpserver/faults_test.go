@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -51,14 +50,8 @@ func TestServerFaultIsAJSONRPCInternalError(t *testing.T) {
 // client should retry — and what needs no database still works.
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	ctx := context.Background()
-	target, err := url.Parse(storagetest.NewURL(t, storage.Postgres))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := storagetest.StartProxy(t, target.Host)
-	through := *target
-	through.Host = p.Addr()
-	db, err := storage.Open(ctx, through.String())
+	dbURL, p := storagetest.NewProxiedURL(t)
+	db, err := storage.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}

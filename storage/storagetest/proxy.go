@@ -3,8 +3,11 @@ package storagetest
 import (
 	"io"
 	"net"
+	"net/url"
 	"sync"
 	"testing"
+
+	"github.com/parleyforum/parley/storage"
 )
 
 // Proxy forwards TCP connections to a database server. Frozen, it holds every byte and
@@ -16,6 +19,19 @@ type Proxy struct {
 	mu     sync.Mutex
 	thawed chan struct{} // closed while the proxy forwards
 	conns  []net.Conn
+}
+
+// NewProxiedURL is the URL of a fresh, empty Postgres database (as NewURL) reached through a
+// Proxy of its own, which the test can freeze or cut.
+func NewProxiedURL(t testing.TB) (string, *Proxy) {
+	t.Helper()
+	target, err := url.Parse(NewURL(t, storage.Postgres))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := StartProxy(t, target.Host)
+	target.Host = p.Addr()
+	return target.String(), p
 }
 
 // StartProxy forwards connections to target (host:port) until the test ends.
