@@ -116,12 +116,13 @@ const inboxChannel = "parley_inbox"
 const relistenAfter = time.Second
 
 // listenPostgres relays the database's announcements to c until ctx ends, connecting again
-// whenever the connection is lost. Each (re)connection wakes every waiter: what was announced
-// while nobody listened is read again.
+// a second after the connection is lost or cannot be made. Each time it listens again it
+// wakes every waiter once: what was announced while nobody listened is read again. While it
+// cannot listen, waiters are woken by this instance's own writes alone, and otherwise wait
+// out their time.
 func (db *DB) listenPostgres(ctx context.Context, c *Changes) {
 	for ctx.Err() == nil {
 		db.listenOnce(ctx, c)
-		c.Publish(AnyKey)
 		select {
 		case <-ctx.Done():
 		case <-time.After(relistenAfter):

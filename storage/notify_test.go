@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -58,4 +59,41 @@ func TestPostgresAnnouncesInboxChanges(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a committed inbox change was not announced")
 	}
+}
+
+// When the listening connection is lost, the instance listens again and then wakes every
+// waiter once, so that a change announced while nobody listened is still read; changes after
+// that are announced as before.
+func TestListeningSurvivesALostConnection(t *testing.T) {
+	ctx := context.Background()
+	dbURL, proxy := storagetest.NewProxiedURL(t)
+	db, err := storage.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Up(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	wakes := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s woke nobody", what)
+		}
+	}
+	wakes(db.Changes().Wait("ainotes:bob"), "listening")
+	waiter := db.Changes().Wait("ainotes:bob")
+	proxy.Drop()
+	wakes(waiter, "listening again")
+
+	waiter = db.Changes().Wait("ainotes:bob")
+	bob := "ainotes:bob"
+	th := sparseThread("after the loss")
+	th.InboxTo = &bob
+	if _, err := db.NewInsert().Model(th).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wakes(waiter, "a change after the loss")
 }

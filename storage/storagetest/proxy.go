@@ -128,6 +128,17 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	}
 }
 
+// Drop ends every connection open now and keeps accepting new ones, as a server restart or a
+// network that fails for a moment does.
+func (p *Proxy) Drop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
 // Cut ends every connection and accepts no more, as a network that fails does.
 func (p *Proxy) Cut() { p.close() }
 
