@@ -150,6 +150,11 @@ func Pending(ctx context.Context, db *storage.DB) (int, error) {
 // prepare takes the migration lock and makes sure the bookkeeping table exists.
 func prepare(ctx context.Context, tx bun.Tx, kind storage.Kind) error {
 	if kind == storage.Postgres {
+		// A migration is no request: it may take as long as it needs, whatever statement
+		// timeout the server's connections have.
+		if _, err := tx.ExecContext(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return err
+		}
 		// One fixed key: only Parley's migrations take it.
 		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(7261201)"); err != nil {
 			return err

@@ -30,6 +30,11 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 		}
 		return nil, Refuse(ReasonInvalidBody, "field %s must be an object", strings.TrimSuffix(path, "."))
 	}
+	if path == "" {
+		if err := checkUTF8(trimmed); err != nil {
+			return nil, err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	var fields map[string]json.RawMessage
 	if err := dec.Decode(&fields); err != nil {
@@ -39,6 +44,10 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 	// "}" or "]").
 	if dec.InputOffset() != int64(len(trimmed)) {
 		return nil, Refuse(ReasonInvalidBody, "the request body has data after the JSON object")
+	}
+	if keyCount(trimmed) > len(fields) {
+		key, _ := duplicateKey(trimmed)
+		return nil, Refuse(ReasonInvalidBody, "field %s%s appears more than once", path, key)
 	}
 	for k, v := range fields {
 		if isNull(v) {
@@ -116,6 +125,9 @@ func (o *object) str(field string) (string, bool, *Error) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false, Refuse(ReasonInvalidBody, "field %s must be a string", o.name(field))
+	}
+	if err := checkStringEscapes(o.name(field), raw); err != nil {
+		return "", false, err
 	}
 	return s, true, nil
 }
@@ -212,6 +224,9 @@ func ParseID(raw json.RawMessage, prefix string) (int64, bool) {
 // ParseIDString reads "<prefix><n>" or "<n>".
 func ParseIDString(s, prefix string) (int64, bool) {
 	s = strings.TrimPrefix(s, prefix)
+	if strings.HasPrefix(s, "0") {
+		return 0, false // one number, one spelling: th_01 is not th_1
+	}
 	n, ok := wholeNumber(json.RawMessage(strconv.Quote(s)))
 	return n, ok && n > 0
 }
@@ -229,9 +244,10 @@ func (o *object) id(field, prefix string) (int64, bool, *Error) {
 	return n, true, nil
 }
 
-// text checks a required free-text field: 1 to max code points, not only white space.
+// text checks a required free-text field: 1 to max code points, not only white space or
+// characters that show nothing.
 func checkText(field, s string, max int) *Error {
-	if strings.TrimFunc(s, unicode.IsSpace) == "" {
+	if strings.TrimFunc(s, invisible) == "" {
 		return Refuse(ReasonInvalidBody, "field %s is empty", field)
 	}
 	if n := utf8.RuneCountInString(s); n > max {
@@ -244,3 +260,10 @@ func checkText(field, s string, max int) *Error {
 func ThreadKey(id int64) string  { return "th_" + strconv.FormatInt(id, 10) }
 func MessageKey(id int64) string { return "msg_" + strconv.FormatInt(id, 10) }
 func EventKey(id int64) string   { return "ev_" + strconv.FormatInt(id, 10) }
+
+// invisible reports whether r shows nothing on its own: white space, a format character
+// (U+200B zero width space, U+FEFF, U+2060 word joiner …), a variation selector or another
+// default-ignorable code point (U+3164 Hangul filler …). A text of only these is empty.
+func invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
+}

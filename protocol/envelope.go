@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // § 2: the envelope.
@@ -152,14 +154,29 @@ func decodeProvenance(o *object, limits Limits) (Provenance, *Error) {
 	return p, prov.rest()
 }
 
-// Title is the thread title an opening ask gives: its first line, at most 120 code points.
+// titleMaxChars is the most code points a thread title has.
+const titleMaxChars = 120
+
+// Title is the thread title an opening ask gives: its first line, at most 120 code points,
+// cut between two characters as a reader sees them (grapheme clusters), never inside one: a
+// flag, an accented letter or a family emoji is kept whole or left out.
 func Title(body string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(body), "\n")
 	line = strings.TrimSpace(line)
-	if utf8.RuneCountInString(line) > 120 {
-		line = string([]rune(line)[:120])
+	if utf8.RuneCountInString(line) <= titleMaxChars {
+		return line
 	}
-	return line
+	var title strings.Builder
+	n := 0
+	for g := uniseg.NewGraphemes(line); g.Next(); {
+		runes := len(g.Runes())
+		if n+runes > titleMaxChars {
+			break
+		}
+		title.WriteString(g.Str())
+		n += runes
+	}
+	return title.String()
 }
 
 // rawJSON helps decoders built from query strings: a JSON string value.

@@ -77,6 +77,24 @@ var envelopeRefusals = []struct {
 	{"a second object", `{"kind":"ask","body":"q"}{"kind":"ask","body":"r"}`, "after"},
 	{"a stray closing brace", `{"kind":"ask","body":"q"}}`, "after"},
 	{"a stray closing bracket", `{"kind":"ask","body":"q"}]`, "after"},
+	{"U+0000 in the body", `{"kind":"ask","body":"a\u0000b"}`, "body"},
+	{"U+0000 in provenance.model", `{"kind":"ask","body":"q","provenance":{"model":"m\u0000"}}`, "provenance.model"},
+	{"U+0000 in provenance.client", `{"kind":"ask","body":"q","provenance":{"client":"\u0000"}}`, "provenance.client"},
+	{"U+0000 in from.extension", `{"kind":"ask","body":"q","from":{"extension":"w\u0000"}}`, "from.extension"},
+	{"invalid UTF-8 in the body", "{\"kind\":\"ask\",\"body\":\"a\xffb\"}", "UTF-8"},
+	{"invalid UTF-8 in an ignored field", "{\"kind\":\"ask\",\"body\":\"q\",\"id\":\"\xc3\"}", "UTF-8"},
+	{"a lone high surrogate", `{"kind":"ask","body":"a\ud83db"}`, "body"},
+	{"a lone high surrogate at the end", `{"kind":"ask","body":"a\ud83d"}`, "body"},
+	{"a lone low surrogate", `{"kind":"ask","body":"a\ude00b"}`, "body"},
+	{"two high surrogates", `{"kind":"ask","body":"\ud83d\ud83d"}`, "body"},
+	{"kind twice", `{"kind":"note","kind":"ask","body":"q"}`, "kind"},
+	{"body twice", `{"kind":"ask","body":"q","body":"r"}`, "body"},
+	{"extension twice", `{"kind":"ask","body":"q","from":{"extension":"a","extension":"b"}}`, "from.extension"},
+	{`thread "th_01"`, `{"kind":"note","thread":"th_01","body":"q"}`, "thread"},
+	{`thread "01"`, `{"kind":"note","thread":"01","body":"q"}`, "thread"},
+	{`parent "msg_007"`, `{"kind":"note","parent":"msg_007","body":"q"}`, "parent"},
+	{"a body of zero-width characters", `{"kind":"ask","body":"\u200b\ufeff\u200b"}`, "body"},
+	{"a body of a word joiner and spaces", `{"kind":"ask","body":" \u2060\u200c\u200d "}`, "body"},
 }
 
 func TestDecodeEnvelopeRefusals(t *testing.T) {
@@ -139,6 +157,14 @@ var envelopeAccepted = []struct {
 	{"empty provenance fields", `{"kind":"ask","body":"q","provenance":{"model":""}}`,
 		protocol.Envelope{Kind: "ask", Body: "q", Provenance: protocol.Provenance{Model: ptr("")}}},
 	{"white space around the object", " \n{\"kind\":\"ask\",\"body\":\"q\"}\n ", protocol.Envelope{Kind: "ask", Body: "q"}},
+	{"a surrogate pair", `{"kind":"ask","body":"\ud83d\ude00"}`, protocol.Envelope{Kind: "ask", Body: "😀"}},
+	{"U+FFFD as sent", `{"kind":"ask","body":"\ufffd"}`, protocol.Envelope{Kind: "ask", Body: "\ufffd"}},
+	{"an escaped backslash before u0000", `{"kind":"ask","body":"\\u0000"}`, protocol.Envelope{Kind: "ask", Body: `\u0000`}},
+	{"keys, braces and escapes inside a string", `{"kind":"ask","body":"{\"kind\":\"note\"}, [\"body\":1] \\"}`,
+		protocol.Envelope{Kind: "ask", Body: `{"kind":"note"}, ["body":1] \`}},
+	{"a zero-width joiner inside a word", `{"kind":"ask","body":"a\u200db"}`, protocol.Envelope{Kind: "ask", Body: "a\u200db"}},
+	{"the same key in from and at the top", `{"kind":"ask","body":"q","from":{"extension":"w1"},"provenance":{"client":"c"}}`,
+		protocol.Envelope{Kind: "ask", Body: "q", Extension: "w1", Provenance: protocol.Provenance{Client: ptr("c")}}},
 }
 
 func TestDecodeEnvelopeAccepts(t *testing.T) {
@@ -235,6 +261,11 @@ func TestTitle(t *testing.T) {
 		long:                                  strings.Repeat("ü", 120),
 		long + "\nsecond":                     strings.Repeat("ü", 120),
 		strings.Repeat("x", 120):              strings.Repeat("x", 120),
+		// A flag is two code points: cut after 119 it would leave half of one.
+		strings.Repeat("x", 119) + "🇩🇪 rest": strings.Repeat("x", 119),
+		strings.Repeat("x", 118) + "🇩🇪 rest": strings.Repeat("x", 118) + "🇩🇪",
+		// e and a combining acute accent are one character a reader sees.
+		strings.Repeat("x", 119) + "e\u0301 rest": strings.Repeat("x", 119),
 	}
 	for body, want := range cases {
 		if got := protocol.Title(body); got != want {

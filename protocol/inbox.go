@@ -32,12 +32,10 @@ type inboxParams struct {
 	wait      time.Duration
 }
 
-// pollEvery bounds how long a long poll can miss a change committed by another instance.
-const pollEvery = time.Second
-
 // Inbox answers {since?, extension?, limit?, wait_seconds?}. With wait_seconds it waits, up
-// to that long, until something is the caller's. The end of ctx ends the wait, not a read
-// under way: a long poll that its transport ends (at shutdown) answers with what there is.
+// to that long, until something is the caller's (inbox_wait.go). The end of ctx ends the
+// wait, not a read under way: a long poll that its transport ends (at shutdown, or when its
+// client has gone) answers with what there is.
 func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult, error) {
 	p, err := s.decodeInbox(a, raw)
 	if err != nil {
@@ -46,24 +44,15 @@ func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(p.wait)
-	for {
-		changed := s.changes.wait()
-		res, err := s.readInbox(context.WithoutCancel(ctx), a, p)
-		if err != nil || len(res.Items) > 0 || !time.Now().Before(deadline) {
-			return res, err
-		}
-		p.after, _ = parseInboxCursor("since", res.Cursor)
-		timer := time.NewTimer(min(pollEvery, time.Until(deadline)))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return res, nil
-		case <-changed:
-		case <-timer.C:
-		}
-		timer.Stop()
+	if p.wait == 0 {
+		return s.boundedInboxRead(ctx, a, p)
 	}
+	release, err := s.waits.take(a.Identity)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return s.waitInbox(ctx, a, p)
 }
 
 func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
@@ -108,6 +97,14 @@ func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// boundedInboxRead reads once, within the deadline of one request's database work and
+// whatever becomes of ctx: the end of a wait does not cut a read under way.
+func (s *Service) boundedInboxRead(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {
+	ctx, cancel := s.Bounded(context.WithoutCancel(ctx))
+	defer cancel()
+	return s.readInbox(ctx, a, p)
 }
 
 func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {

@@ -2,7 +2,13 @@ package protocol_test
 
 import (
 	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
@@ -24,4 +30,141 @@ func TestInboxEndsItsWaitWithItsContext(t *testing.T) {
 			t.Errorf("the answer = %+v, want no items and a cursor", res)
 		}
 	})
+}
+
+// queryCounter counts the statements a DB runs.
+type queryCounter struct{ n atomic.Int64 }
+
+func (q *queryCounter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	q.n.Add(1)
+	return ctx
+}
+func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
+
+// A waiting long poll costs nothing while nothing changes: it reads once, then waits for the
+// change signal instead of asking the database again and again.
+func TestIdleLongPollDoesNotQuery(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := protocol.New(db, protocol.Options{})
+		listening(t, svc, db)
+		queries := &queryCounter{}
+		db.AddQueryHook(queries)
+		res, err := svc.Inbox(context.Background(), agent("alice", "read"), []byte(`{"wait_seconds":3}`))
+		if err != nil || len(res.Items) != 0 {
+			t.Fatalf("an idle long poll: %+v %v", res, err)
+		}
+		if n := queries.n.Load(); n > 2 {
+			t.Errorf("an idle long poll of 3 s ran %d statements, want one read (at most 2 statements)", n)
+		}
+	})
+}
+
+// A change made by another instance on the same database wakes a long poll at once: on
+// Postgres the database announces it to every instance (LISTEN/NOTIFY).
+func TestLongPollIsWokenByAnotherInstance(t *testing.T) {
+	ctx := context.Background()
+	db := storagetest.Open(t, storage.Postgres)
+	other, err := storage.Open(ctx, db.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	waiter, writer := protocol.New(db, protocol.Options{}), protocol.New(other, protocol.Options{})
+	alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
+	first := listening(t, waiter, db)
+	queries := &queryCounter{}
+	db.AddQueryHook(queries)
+	type answer struct {
+		res *protocol.InboxResult
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := waiter.Inbox(ctx, bob, []byte(`{"wait_seconds":30,"since":"`+first.Cursor+`"}`))
+		done <- answer{res, err}
+	}()
+	for db.Changes().Waiting() == 0 { // the waiter has read and waits
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond) // long enough for a poll every second to show
+	asked := send(t, writer, alice, envelope("ask", "", "Anyone there?"))
+	got := <-done
+	if got.err != nil || len(got.res.Items) != 1 || got.res.Items[0].Thread.ID != asked.Thread.ID {
+		t.Fatalf("the long poll answered %+v %v, want the new thread", got.res, got.err)
+	}
+	if n := queries.n.Load(); n > 4 {
+		t.Errorf("the long poll ran %d statements while it waited, want its reads alone", n)
+	}
+}
+
+// Long polls waiting at once are bounded per identity and in all; a refused one is
+// rate_limited with retry_after, and a place is free again as soon as a wait ends.
+func TestLongPollsAreBounded(t *testing.T) {
+	limits := protocol.DefaultLimits()
+	limits.InboxWaitsPerIdentity = 2
+	limits.InboxWaitsMax = 3
+	svc := protocol.New(storagetest.Open(t, storage.SQLite), protocol.Options{Limits: limits})
+	ctx, cancel := context.WithCancel(context.Background())
+	var waiting sync.WaitGroup
+	wait := func(a *protocol.Actor) {
+		waiting.Add(1)
+		go func() {
+			defer waiting.Done()
+			// Until it has a place: a probe below may hold one for a moment.
+			for ctx.Err() == nil {
+				_, err := svc.Inbox(ctx, a, []byte(`{"wait_seconds":30}`))
+				if e, ok := protocol.AsError(err); !ok || e.Reason != protocol.ReasonRateLimited {
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+	}
+	refused := func(a *protocol.Actor) *protocol.Error {
+		_, err := svc.Inbox(context.Background(), a, []byte(`{"wait_seconds":1}`))
+		e, _ := protocol.AsError(err)
+		return e
+	}
+	alice, bob, carol := agent("alice", "read"), agent("bob", "read"), agent("carol", "read")
+	wait(alice)
+	wait(alice)
+	waitUntil(t, func() bool { e := refused(alice); return e != nil })
+	if e := refused(alice); e.Reason != protocol.ReasonRateLimited || e.RetryAfter < 1 || !strings.Contains(e.Message, "inbox_waits_per_identity") {
+		t.Errorf("a third wait of alice: %+v", e)
+	}
+	if res, err := svc.Inbox(context.Background(), alice, []byte(`{}`)); err != nil || res == nil {
+		t.Errorf("a read without wait is never refused: %v", err)
+	}
+	wait(bob)
+	waitUntil(t, func() bool { e := refused(carol); return e != nil })
+	if e := refused(carol); e.Reason != protocol.ReasonRateLimited || !strings.Contains(e.Message, "inbox_waits_max") {
+		t.Errorf("a fourth wait on the server: %+v", e)
+	}
+	cancel()
+	waiting.Wait()
+	if e := refused(carol); e != nil {
+		t.Errorf("after the waits ended: %+v", e)
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	for start := time.Now(); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the condition never held")
+		}
+	}
+}
+
+// listening waits a second with svc on db, so that the database's announcements are
+// listened to from then on (the listening connection opens with the first wait, and its
+// opening wakes every waiter once), and returns the inbox's cursor after it.
+func listening(t *testing.T, svc *protocol.Service, db *storage.DB) *protocol.InboxResult {
+	t.Helper()
+	res, err := svc.Inbox(context.Background(), agent("nobody", "read"), []byte(`{"wait_seconds":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -24,6 +24,13 @@ type Limits struct {
 	VerifyQuorum            int `json:"verify_quorum"`
 	ArtifactMaxBytes        int `json:"artifact_max_bytes"`
 	InboxMaxWaitSeconds     int `json:"inbox_max_wait_seconds"`
+	// Long polls waiting at once, per identity and on the whole instance: each waiter is a
+	// held request, and one identity must not take every place.
+	InboxWaitsPerIdentity int `json:"inbox_waits_per_identity"`
+	InboxWaitsMax         int `json:"inbox_waits_max"`
+	// Failed authentications one client address may make per minute before every token it
+	// sends is refused unread until the minute has passed: guessing tokens stays slow.
+	FailedAuthsPerMinute int `json:"failed_auths_per_minute"`
 }
 
 // DefaultLimits are the reference values of PROTOCOL.md § 8.
@@ -44,6 +51,9 @@ func DefaultLimits() Limits {
 		VerifyQuorum:            1,
 		ArtifactMaxBytes:        1048576,
 		InboxMaxWaitSeconds:     30,
+		InboxWaitsPerIdentity:   8,
+		InboxWaitsMax:           1000,
+		FailedAuthsPerMinute:    30,
 	}
 }
 
@@ -65,6 +75,9 @@ func (l *Limits) fields() map[string]*int {
 		"verify_quorum":              &l.VerifyQuorum,
 		"artifact_max_bytes":         &l.ArtifactMaxBytes,
 		"inbox_max_wait_seconds":     &l.InboxMaxWaitSeconds,
+		"inbox_waits_per_identity":   &l.InboxWaitsPerIdentity,
+		"inbox_waits_max":            &l.InboxWaitsMax,
+		"failed_auths_per_minute":    &l.FailedAuthsPerMinute,
 	}
 }
 

@@ -117,7 +117,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 		}
 		return nil, fault(err)
 	}
-	s.changes.notify()
+	s.announce(res.Thread)
 	return res, nil
 }
 

@@ -6,7 +6,7 @@ import (
 )
 
 // rateLimiter counts accepted writes per identity over a sliding window (§ 8
-// writes_per_minute). A write reserves its place before it commits and gives it back if it
+// writes_per_minute); the same counting limits failed authentications per client address. A write reserves its place before it commits and gives it back if it
 // does not, so only accepted writes count and concurrent writers cannot overshoot.
 type rateLimiter struct {
 	mu     sync.Mutex
@@ -28,15 +28,27 @@ func (r *rateLimiter) reserve(identity string, now time.Time) (release func(), r
 	r.sweep(now)
 	times := r.trim(identity, now)
 	if len(times) >= r.limit {
-		wait := times[0].Add(r.window).Sub(now)
-		secs := int((wait + time.Second - 1) / time.Second)
-		if secs < 1 {
-			secs = 1
-		}
-		return nil, secs, false
+		return nil, r.secondsUntilFree(times, now), false
 	}
 	r.writes[identity] = append(times, now)
 	return func() { r.give(identity, now) }, 0, true
+}
+
+// full reports whether key's window is full at now without taking a place, and if so the
+// whole seconds until a place frees up.
+func (r *rateLimiter) full(key string, now time.Time) (retryAfter int, full bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	times := r.trim(key, now)
+	if len(times) < r.limit {
+		return 0, false
+	}
+	return r.secondsUntilFree(times, now), true
+}
+
+func (r *rateLimiter) secondsUntilFree(times []time.Time, now time.Time) int {
+	wait := times[0].Add(r.window).Sub(now)
+	return max(1, int((wait+time.Second-1)/time.Second))
 }
 
 // trim drops the writes that have left the window.

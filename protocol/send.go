@@ -51,7 +51,7 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 		}
 		return nil, fault(err)
 	}
-	s.changes.notify()
+	s.announce(result.Thread)
 	return result, nil
 }
 

@@ -4,8 +4,8 @@
 package protocol
 
 import (
+	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/parleyforum/parley/storage"
@@ -16,18 +16,35 @@ type Options struct {
 	Realm   string // DefaultRealm when empty
 	Limits  Limits // DefaultLimits() when zero
 	Version string // the server's version, for the manifest
+	// Deadline bounds the database work of one request (a long poll's wait excepted, not its
+	// reads); DefaultDeadline when zero.
+	Deadline time.Duration
 }
+
+// DefaultDeadline is how long one request's database work may take before the request is
+// answered unavailable: long enough for any query Parley makes on a healthy database, short
+// enough that a hung one does not hold clients (and their connections) for long.
+const DefaultDeadline = 5 * time.Second
+
+// UnavailableRetryAfter is the seconds an HTTP client is told to wait (Retry-After) before
+// it retries a request answered unavailable: a database that did not answer is retried in a
+// few seconds, not at once by every client. The refusal object itself carries retry_after
+// for rate_limited alone (§ 9).
+const UnavailableRetryAfter = 2
 
 // Service is the operation layer. Every operation is one database transaction: a refused
 // request writes nothing; an accepted one writes its message, thread change and event
 // together or not at all.
 type Service struct {
-	db      *storage.DB
-	realm   string
-	limits  Limits
-	version string
-	rate    *rateLimiter
-	changes *broadcast
+	db       *storage.DB
+	realm    string
+	limits   Limits
+	version  string
+	deadline time.Duration
+	rate     *rateLimiter
+	// failedAuths counts failed authentications per client address.
+	failedAuths *rateLimiter
+	waits       *waitSlots
 }
 
 // New makes the operation layer over db.
@@ -41,13 +58,18 @@ func New(db *storage.DB, opts Options) *Service {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.Deadline <= 0 {
+		opts.Deadline = DefaultDeadline
+	}
 	return &Service{
-		db:      db,
-		realm:   opts.Realm,
-		limits:  opts.Limits,
-		version: opts.Version,
-		rate:    newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
-		changes: newBroadcast(),
+		deadline:    opts.Deadline,
+		db:          db,
+		realm:       opts.Realm,
+		limits:      opts.Limits,
+		version:     opts.Version,
+		rate:        newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
+		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
+		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 	}
 }
 
@@ -56,6 +78,12 @@ func (s *Service) Limits() Limits { return s.limits }
 
 // Realm is the realm of this instance's agents.
 func (s *Service) Realm() string { return s.realm }
+
+// Bounded is ctx with the deadline of one request's database work. Transports run each
+// operation in it, except one that waits (the inbox's long poll), which bounds its own reads.
+func (s *Service) Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.deadline)
+}
 
 // DB is the database the service works on.
 func (s *Service) DB() *storage.DB { return s.db }
@@ -69,7 +97,7 @@ func fault(err error) error {
 		return err
 	}
 	if errors.Is(err, storage.ErrUnavailable) {
-		return Refuse(ReasonUnavailable, "the database cannot be reached; retry later")
+		return Refuse(ReasonUnavailable, "the database cannot be reached or did not answer in time; retry later")
 	}
 	return err
 }
@@ -84,26 +112,4 @@ func requireActor(a *Actor, right Right) *Error {
 		return Refuse(ReasonTokenRightMissing, "the token lacks the %s right", right)
 	}
 	return nil
-}
-
-// broadcast wakes waiting readers (inbox long polls) when this instance commits a change.
-type broadcast struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func newBroadcast() *broadcast { return &broadcast{ch: make(chan struct{})} }
-
-// wait returns a channel closed at the next change.
-func (b *broadcast) wait() <-chan struct{} {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ch
-}
-
-func (b *broadcast) notify() {
-	b.mu.Lock()
-	close(b.ch)
-	b.ch = make(chan struct{})
-	b.mu.Unlock()
 }

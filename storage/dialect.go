@@ -77,17 +77,24 @@ func translate(err error) error {
 	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrAlreadyExists) || errors.Is(err, ErrUnavailable) {
 		return err
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	// A connection that cannot be made is an outage, whatever the server gave as the reason
+	// (its PgError inside, such as 55000 for a database that takes no connections, or the
+	// deadline of a connect to a server that does not answer) — so this comes first.
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	// A request's database work that runs out of its deadline met a database that does not
+	// answer in time: an outage for the client, who may retry. A client that went away
+	// (Canceled) is nobody's outage.
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	if errors.Is(err, context.Canceled) {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %v", ErrNotFound, err)
-	}
-	// A connection that cannot be made is an outage, whatever the server gave as the reason
-	// (its PgError inside, such as 55000 for a database that takes no connections).
-	var connectErr *pgconn.ConnectError
-	if errors.As(err, &connectErr) {
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
@@ -95,7 +102,8 @@ func translate(err error) error {
 		case pgErr.Code == "23505":
 			return fmt.Errorf("%w: %s", ErrAlreadyExists, pgErr.Message)
 		case strings.HasPrefix(pgErr.Code, "08"), pgErr.Code == "57P01", pgErr.Code == "57P02",
-			pgErr.Code == "57P03", pgErr.Code == "53300":
+			pgErr.Code == "57P03", pgErr.Code == "53300",
+			pgErr.Code == "57014": // query_canceled: statement_timeout, or a deadline's cancel request
 			return fmt.Errorf("%w: %s", ErrUnavailable, pgErr.Message)
 		}
 		return err

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ type DB struct {
 	// preparedMode is how the few statements of the hot path run on Postgres (reply_pg.go):
 	// prepared once per connection, unless the URL names another default_query_exec_mode.
 	preparedMode pgx.QueryExecMode
+	changes      *Changes
+	// listenURL is where the connection that LISTENs for changes connects; "" is url.
+	listenURL string
 }
 
 // Kind names the database product behind a DB.
@@ -41,9 +45,23 @@ const (
 // DefaultURL is where the embedded database lives when nothing else is configured.
 const DefaultURL = "sqlite:parley-data/parley.db"
 
+// Options tune how a database is opened; the zero value means the defaults.
+type Options struct {
+	// StatementTimeout is Postgres's statement_timeout for every connection: the server ends
+	// a statement that runs longer, even when the client that sent it is gone or hung. 0
+	// leaves the server's setting. SQLite has no such setting; a request's deadline ends its
+	// work there.
+	StatementTimeout time.Duration
+}
+
 // Open connects to the database named by rawURL (postgres://…, postgresql://…, sqlite:PATH or
 // sqlite::memory:) and checks that it answers. The schema is not touched: see migrations.
 func Open(ctx context.Context, rawURL string) (*DB, error) {
+	return OpenWith(ctx, rawURL, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	kind, dsn, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -51,7 +69,7 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	var db *DB
 	switch kind {
 	case Postgres:
-		sqldb, preparedMode, err := openPostgres(dsn)
+		sqldb, preparedMode, err := openPostgres(dsn, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -63,6 +81,10 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		}
 		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL}
 	}
+	db.changes = newChanges()
+	if kind == Postgres {
+		db.changes.listen = func(ctx context.Context) { db.listenPostgres(ctx, db.changes) }
+	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
@@ -70,6 +92,20 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 		return nil, fmt.Errorf("cannot reach the database at %s: %w", Redact(rawURL), translate(err))
 	}
 	return db, nil
+}
+
+// ListenOn names another server address for the one connection that LISTENs for changes
+// (a direct one, when url goes through a transaction pooler that keeps no session). It is
+// called before anything waits for a change: the connection opens with the first waiter.
+func (db *DB) ListenOn(url string) { db.listenURL = url }
+
+// Changes is the signal of inbox changes on this database (see notify.go).
+func (db *DB) Changes() *Changes { return db.changes }
+
+// Close stops listening for changes and closes every connection.
+func (db *DB) Close() error {
+	db.changes.close()
+	return db.DB.Close()
 }
 
 // Kind reports which database product this is.
@@ -121,17 +157,14 @@ func parseURL(raw string) (Kind, string, error) {
 // connection, where a statement prepared on the last one does not exist, so behind it the
 // operator names a mode without named statements (cache_describe, exec or simple_protocol;
 // docs/operating.md).
-func openPostgres(dsn string) (*sql.DB, pgx.QueryExecMode, error) {
-	cfg, err := pgx.ParseConfig(dsn)
+func openPostgres(dsn string, opts Options) (*sql.DB, pgx.QueryExecMode, error) {
+	cfg, err := pgConfig(dsn, opts)
 	if err != nil {
-		return nil, 0, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
+		return nil, 0, err
 	}
 	preparedMode := pgx.QueryExecModeCacheStatement
 	if u, err := url.Parse(dsn); err == nil && u.Query().Has("default_query_exec_mode") {
 		preparedMode = cfg.DefaultQueryExecMode
-	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 5 * time.Second
 	}
 	// bun writes every value into the SQL text, so statements never repeat: preparing each
 	// (pgx's default) costs an extra round trip and server work for nothing.
@@ -141,6 +174,21 @@ func openPostgres(dsn string) (*sql.DB, pgx.QueryExecMode, error) {
 	sqldb.SetMaxIdleConns(32)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
 	return sqldb, preparedMode, nil
+}
+
+// pgConfig is the connection configuration of every connection Parley opens to Postgres.
+func pgConfig(dsn string, opts Options) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("invalid database URL %q: %v", Redact(dsn), err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 5 * time.Second
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	}
+	return cfg, nil
 }
 
 // openSQLite opens the embedded database in WAL mode with a busy timeout, so that the command

@@ -89,7 +89,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
 			return a.writeError(c, err)
 		}
-		actor, err := a.svc.AuthenticateHeader(c.UserContext(), c.Get(fiber.HeaderAuthorization))
+		// The request's database work has a deadline; a long poll's wait has its own bounds,
+		// and the inbox bounds each of its reads.
+		bounded, cancel := a.svc.Bounded(c.UserContext())
+		defer cancel()
+		actor, err := a.svc.AuthenticateHeader(bounded, clientAddress(c), authorizationHeaders(c))
 		if err != nil {
 			return a.writeError(c, err)
 		}
@@ -102,10 +106,10 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 			// Without a token the operation answers unauthenticated before it reads any input.
 			raw = nil
 		}
-		ctx := c.UserContext()
+		ctx := bounded
 		if r.waits {
 			var stop context.CancelFunc
-			ctx, stop = endsAtShutdown(c)
+			ctx, stop = whileClientWaits(c.UserContext(), c)
 			defer stop()
 			if c.QueryInt("wait_seconds") > 0 {
 				defer a.metrics.waiting()()
@@ -120,20 +124,13 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 	}
 }
 
-// endsAtShutdown is the context of an operation that waits: it ends when the server shuts
-// down, so that a long poll answers at once with what there is instead of holding the
-// shutdown up for its wait_seconds. Other operations keep a context that a shutdown leaves
-// alone: a request in flight finishes. (fasthttp tells a handler nothing when its client goes
-// away; a long poll then ends after its wait.)
-func endsAtShutdown(c *fiber.Ctx) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(c.UserContext())
-	shutdown := c.Context().Done() // closed when the server shuts down
-	go func() {
-		select {
-		case <-shutdown:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	return ctx, cancel
+// authorizationHeaders is the value of every Authorization header of the request, in order:
+// the operation layer refuses more than one.
+func authorizationHeaders(c *fiber.Ctx) []string {
+	raw := c.Request().Header.PeekAll(fiber.HeaderAuthorization)
+	values := make([]string, len(raw))
+	for i, v := range raw {
+		values[i] = string(v)
+	}
+	return values
 }

@@ -17,17 +17,17 @@ import (
 // How the HTTP binding answers: JSON in UTF-8, refusals as § 9's object with its status.
 
 // answersAsAPI reports whether the app's error handler answers err as a refusal of the HTTP
-// binding, in JSON rather than as text: on the binding's paths, and for a body over what the
-// server reads at all when the server has already discarded the request, path and all — as
-// fasthttp does with a chunked body that overflows. Browsers send forms with a length, so only
-// API clients meet that case.
+// binding, in JSON rather than as text: on the binding's paths, and for what the server
+// refuses while it reads a request it has discarded, path and all — headers too large (431),
+// a request not received in time (408), a chunked body that overflows (413). Its path is not
+// known then; it may have been under /v1, and every answer there is JSON.
 func answersAsAPI(c *fiber.Ctx, err error) bool {
 	if isAPIPath(c.Path()) {
 		return true
 	}
 	var fe *fiber.Error
 	discarded := len(c.Request().Header.RawHeaders()) == 0
-	return discarded && errors.As(err, &fe) && fe.Code == fiber.StatusRequestEntityTooLarge
+	return discarded && errors.As(err, &fe) && fe.Code < fiber.StatusInternalServerError
 }
 
 // isAPIPath reports whether a request path belongs to the HTTP binding. Routing ignores case,
@@ -71,14 +71,18 @@ func putJSONBuffer(buf *bytes.Buffer) {
 }
 
 // writeRefusal answers a refusal of § 9: its object, with its status; for 429 the seconds to
-// wait also as Retry-After, and for 401 the scheme to use (RFC 9110 § 11.6.1).
+// wait also as Retry-After, for 503 the seconds to wait before a retry, and for 401 the
+// scheme to use (RFC 9110 § 11.6.1).
 func writeRefusal(c *fiber.Ctx, e *protocol.Error) error {
 	if e.Status == 0 {
 		e.Status = e.Reason.Status()
 	}
 	exchangeOf(c).refused(e)
-	if e.RetryAfter > 0 {
+	switch {
+	case e.RetryAfter > 0:
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+	case e.Status == fiber.StatusServiceUnavailable:
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(protocol.UnavailableRetryAfter))
 	}
 	if e.Status == fiber.StatusUnauthorized {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="parley"`)
@@ -145,6 +149,10 @@ func apiErrorAnswer(c *fiber.Ctx, err error, log *slog.Logger) error {
 	case fe.Code == fiber.StatusRequestEntityTooLarge, fe.Code == fiber.StatusRequestHeaderFieldsTooLarge:
 		return writeRefusal(c, protocol.Refuse(protocol.ReasonPayloadTooLarge,
 			"the request is larger than its byte limit (limits.request_max_bytes; for artifacts limits.artifact_max_bytes)"))
+	case fe.Code == fiber.StatusRequestTimeout:
+		e := protocol.Refuse(protocol.ReasonInvalidBody, "the request was not received within the server's read timeout")
+		e.Status = fiber.StatusRequestTimeout
+		return writeRefusal(c, e)
 	case fe.Code < fiber.StatusInternalServerError:
 		return writeRefusal(c, protocol.Refuse(protocol.ReasonInvalidBody, "the request cannot be read: %s", fe.Message))
 	}

@@ -38,14 +38,41 @@ type Options struct {
 	// the app, for an instance that serves Metrics.Handler on an address of its own.
 	Metrics          *Metrics
 	MetricsElsewhere bool
+	// RequestDeadline bounds one request's database work; 0 means protocol.DefaultDeadline.
+	RequestDeadline time.Duration
+	// Timeouts of the HTTP server; zero fields mean DefaultTimeouts.
+	Timeouts Timeouts
 }
 
-// Timeouts of the HTTP server. There is no write timeout: the feed streams for as long as
-// its reader listens, and long polls wait up to inbox_max_wait_seconds.
-const (
-	readTimeout = 30 * time.Second
-	idleTimeout = 2 * time.Minute
-)
+// Timeouts bound how long the server waits on a client; the zero value of a field means its
+// default (docs/reliability.md says what each protects against).
+type Timeouts struct {
+	// Read bounds reading one request, headers and body: a client that sends slowly or not
+	// at all is cut off.
+	Read time.Duration
+	// Write bounds writing one answer, from when it is ready: a client that does not read
+	// its answers (pipelining and never reading) is cut off instead of holding them in
+	// memory. A long poll's wait comes before its answer is ready and does not count.
+	Write time.Duration
+	// Idle bounds how long a kept-alive connection waits for its next request.
+	Idle time.Duration
+}
+
+// DefaultTimeouts are the timeouts of the HTTP server unless told otherwise.
+var DefaultTimeouts = Timeouts{Read: 30 * time.Second, Write: 30 * time.Second, Idle: 2 * time.Minute}
+
+func (t Timeouts) withDefaults() Timeouts {
+	if t.Read <= 0 {
+		t.Read = DefaultTimeouts.Read
+	}
+	if t.Write <= 0 {
+		t.Write = DefaultTimeouts.Write
+	}
+	if t.Idle <= 0 {
+		t.Idle = DefaultTimeouts.Idle
+	}
+	return t
+}
 
 // New builds the app. Each group of routes registers itself in its own function, in its own
 // file; a new group is one more line here.
@@ -55,8 +82,13 @@ func New(opts Options) *fiber.App {
 		DisableStartupMessage: true, // parley serve prints its own, once it accepts connections
 		ErrorHandler:          errorHandler(opts.Logger),
 		BodyLimit:             bodyLimit(opts.Limits),
-		ReadTimeout:           readTimeout,
-		IdleTimeout:           idleTimeout,
+		ReadTimeout:           opts.Timeouts.Read,
+		WriteTimeout:          opts.Timeouts.Write,
+		IdleTimeout:           opts.Timeouts.Idle,
+		// A multipart body is parsed when a handler asks for it, not while the request is
+		// read: a broken one then reaches the handler, which answers it in its own terms
+		// (on /v1, the JSON refusal of § 9) instead of the server answering in plain text.
+		DisablePreParseMultipartForm: true,
 		// X-Forwarded-Proto (c.Protocol) only from the trusted proxies; client_address.go
 		// does the same for the client's address.
 		EnableTrustedProxyCheck: true,
@@ -65,9 +97,11 @@ func New(opts Options) *fiber.App {
 	app.Use(resolveClientAddress(opts.TrustedProxies))
 	app.Use(observeExchanges(opts.Logger, opts.Metrics))
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
+	app.Use(refuseAmbiguousFraming)
 
 	// One operation layer for every transport: the same decisions, one rate limiter.
-	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version})
+	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
+		Deadline: opts.RequestDeadline})
 
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {
@@ -100,6 +134,7 @@ func withDefaults(opts Options) Options {
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics(opts.DB, opts.Version)
 	}
+	opts.Timeouts = opts.Timeouts.withDefaults()
 	return opts
 }
 

@@ -58,9 +58,8 @@ func waitsForNews(args []byte) bool {
 //   - It carries http.LocalAddrContextKey, as net/http's server sets it. Without it the
 //     SDK's protection against DNS rebinding (a loopback listener refuses a foreign Host) is
 //     silently off.
-//   - It ends when the server shuts down, so that a long poll does not hold up a shutdown.
-//     (fasthttp tells a handler nothing when its client goes away; a long poll then ends
-//     after its wait_seconds.)
+//   - It ends when the server shuts down, so that a long poll does not hold up a shutdown,
+//     and when the client has closed its connection (whileClientWaits).
 //   - It is not the RequestCtx, which fasthttp hands to the next request once this one is
 //     answered, while the SDK may still hold the context it was given.
 func netHTTP(h http.Handler) fiber.Handler {
@@ -69,19 +68,15 @@ func netHTTP(h http.Handler) fiber.Handler {
 		if err != nil {
 			return fiber.NewError(fiber.StatusBadRequest, "the request cannot be read")
 		}
-		fctx := c.Context()
-		ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, fctx.LocalAddr())
+		// The conversion keeps one value of each header; the operation layer must see every
+		// Authorization header to refuse more than one.
+		if values := authorizationHeaders(c); len(values) > 0 {
+			r.Header[fiber.HeaderAuthorization] = values
+		}
+		ctx := context.WithValue(context.Background(), http.LocalAddrContextKey, c.Context().LocalAddr())
 		ctx = context.WithValue(ctx, exchangeKey{}, exchangeOf(c)) // for the logs' request id, and observeTool
-		ctx, cancel := context.WithCancel(ctx)
+		ctx, cancel := whileClientWaits(mcpserver.WithClientAddress(ctx, clientAddress(c)), c)
 		defer cancel()
-		shutdown := fctx.Done() // closed when the server shuts down
-		go func() {
-			select {
-			case <-shutdown:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
 
 		w := &responseWriter{header: http.Header{}, c: c, status: http.StatusOK}
 		h.ServeHTTP(w, r.WithContext(ctx))

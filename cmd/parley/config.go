@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -30,6 +31,8 @@ type Config struct {
 	LogLevel       slog.Level     // the least severe level logged; the zero value is info
 	MetricsAddr    string         // "" serves /metrics on Addr, to loopback clients only
 	ListenDB       string         // a direct Postgres URL for LISTEN; "" means DB
+	// RequestDeadline bounds one request's database work, and is Postgres's statement_timeout.
+	RequestDeadline time.Duration
 }
 
 // option is one setting with the three places it can come from. Where a value is found first
@@ -108,6 +111,16 @@ var options = []option{
 				return fmt.Errorf("the listening database URL %q is not postgres://…", storage.Redact(v))
 			}
 			c.ListenDB = v
+			return nil
+		}},
+	{flag: "request-deadline", env: "PARLEY_REQUEST_DEADLINE", key: "request_deadline", def: protocol.DefaultDeadline.String(),
+		usage: "the longest one request's database work may take (a `DURATION` such as 5s), and Postgres's statement_timeout; a request over it is answered 503 unavailable",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond || d > 10*time.Minute {
+				return fmt.Errorf("request deadline %q is not a duration from 100ms to 10m", v)
+			}
+			c.RequestDeadline = d
 			return nil
 		}},
 }

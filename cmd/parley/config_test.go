@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -77,12 +78,22 @@ func TestConfigPrecedence(t *testing.T) {
 			file:  "realm = \"chosen\"\n",
 			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: "chosen", Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
+		{
+			name:  "request deadline: flag over environment over file",
+			file:  "request_deadline = \"9s\"\n",
+			env:   []string{"PARLEY_REQUEST_DEADLINE=7s"},
+			flags: map[string]string{"request-deadline": "1500ms"},
+			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, Limits: protocol.DefaultLimits(), RequestDeadline: 1500 * time.Millisecond},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			flags, env := configFixture(t, tc.flags, tc.env, tc.file)
 			got, err := load(flags, env)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.want.RequestDeadline == 0 {
+				tc.want.RequestDeadline = protocol.DefaultDeadline // every case but one leaves it
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
@@ -111,6 +122,8 @@ func TestConfigErrors(t *testing.T) {
 		{name: "unknown limit in file", file: "[limits]\nwrites_per_hour = 1\n", want: "writes_per_hour"},
 		{name: "limit not a number", file: "[limits]\nwrites_per_minute = \"many\"\n", want: "whole number"},
 		{name: "key not a string", file: "addr = 8080\n", want: "addr must be a string"},
+		{name: "request deadline not a duration", env: []string{"PARLEY_REQUEST_DEADLINE=5"}, want: "PARLEY_REQUEST_DEADLINE"},
+		{name: "request deadline too short", flags: map[string]string{"request-deadline": "1ms"}, want: "100ms to 10m"},
 		{name: "not TOML", file: "addr = \n", want: "config file"},
 		{name: "unknown limit in environment", env: []string{"PARLEY_LIMIT_WRITES_PER_HOUR=1"}, want: "PARLEY_LIMIT_WRITES_PER_HOUR"},
 		{name: "limit below one", env: []string{"PARLEY_LIMIT_BODY_MAX_CHARS=0"}, want: "at least 1"},

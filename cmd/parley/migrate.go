@@ -75,7 +75,13 @@ func (f *cmdline) openAsItIs(ctx context.Context) (*storage.DB, error) {
 // openMigrated opens the configured database and brings its schema up to date, so that
 // every command works on a fresh, empty database too.
 func openMigrated(ctx context.Context, cfg Config) (*storage.DB, error) {
-	db, err := storage.Open(ctx, cfg.DB)
+	return openMigratedWith(ctx, cfg, storage.Options{})
+}
+
+// openMigratedWith is openMigrated with options for the connections (the server's carry a
+// statement timeout; migrations lift it for themselves).
+func openMigratedWith(ctx context.Context, cfg Config, opts storage.Options) (*storage.DB, error) {
+	db, err := storage.OpenWith(ctx, cfg.DB, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ const shutdownTimeout = 25 * time.Second
 
 func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
-	for _, name := range []string{"addr", "session-key", "trusted-proxies", "log-format", "log-level", "metrics-addr", "listen-db"} {
+	for _, name := range []string{"addr", "session-key", "trusted-proxies", "log-format", "log-level", "metrics-addr", "listen-db", "request-deadline"} {
 		f.option(name)
 	}
 	if err := f.parseFlagsOnly(args); err != nil {
@@ -51,7 +51,7 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 // nothing is left that could fail.
 func serve(ctx context.Context, s *stdio, cfg Config) error {
 	log := newLogger(s.err, cfg)
-	db, err := openMigrated(ctx, cfg)
+	db, err := openMigratedWith(ctx, cfg, storage.Options{StatementTimeout: cfg.RequestDeadline})
 	if err != nil {
 		return err
 	}
@@ -65,6 +65,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 	if err := checkListenDB(ctx, listen); err != nil {
 		return err
 	}
+	db.ListenOn(listen)
 	sessionKey := cfg.SessionKey
 	if sessionKey == "" {
 		if sessionKey, _, err = db.SettingOrCreate(ctx, storage.SettingSessionKey, newSessionKey); err != nil {
@@ -103,6 +104,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		TrustedProxies:   cfg.TrustedProxies,
 		Metrics:          metrics,
 		MetricsElsewhere: metricsSrv != nil,
+		RequestDeadline:  cfg.RequestDeadline,
 	})
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()

@@ -25,29 +25,30 @@ func maxBody(l protocol.Limits) int64 {
 	return int64(max(l.RequestMaxBytes, l.ArtifactMaxBytes)) + frameBytes
 }
 
-// readBody reads the whole body up to maxBody and puts it back for the SDK. A larger body is
-// refused with 413 and a JSON-RPC error whose data is the refusal object. Its id is null:
-// the request's own id may stand in the part that is not read.
-func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) bool {
+// readBody reads the whole body of a POST up to maxBody, puts it back for the SDK and returns
+// it (nil for other methods, which the SDK answers with 405). A larger body is refused with
+// 413 and a JSON-RPC error whose data is the refusal object. Its id is null: the request's
+// own id may stand in the part that is not read.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Body == nil || r.Method != http.MethodPost {
-		return true // the SDK answers other methods with 405
+		return nil, true
 	}
 	if r.ContentLength > h.maxBody {
 		h.refuseBody(w)
-		return false
+		return nil, false
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
 		h.refuseBody(w)
-		return false
+		return nil, false
 	case err != nil:
-		http.Error(w, "the request body could not be read", http.StatusBadRequest)
-		return false
+		(&frameFault{http.StatusBadRequest, nil, jsonrpc.CodeParseError, "parse error: the request body could not be read"}).write(w)
+		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return true
+	return body, true
 }
 
 func (h *Handler) refuseBody(w http.ResponseWriter) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -40,15 +41,24 @@ func (h *Handler) call(t tool) mcp.ToolHandler {
 // operation's own. A token that is sent is checked for every tool, get_manifest included,
 // exactly as over HTTP (protocol.AuthenticateHeader); without one the actor is nil, which
 // get_manifest answers without you and every other operation as unauthenticated.
+//
+// The call's database work has the deadline of one request; a tool that waits (the inbox's
+// long poll) bounds each of its reads itself.
 func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte) (*protocol.Actor, any, error) {
 	if err := h.svc.CheckRequestSize(len(args)); err != nil {
 		return nil, nil, err
 	}
-	a, err := h.svc.AuthenticateHeader(ctx, hdr.Get("Authorization"))
+	bounded, cancel := h.svc.Bounded(ctx)
+	defer cancel()
+	a, err := h.svc.AuthenticateHeader(bounded, clientAddress(ctx), hdr.Values("Authorization"))
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := t.run(ctx, a, args)
+	if t.waits {
+		out, err := t.run(ctx, a, args)
+		return a, out, err
+	}
+	out, err := t.run(bounded, a, args)
 	return a, out, err
 }
 
@@ -69,6 +79,9 @@ func (h *Handler) answer(ctx context.Context, name string, out any, err error) (
 	var data []byte
 	if err == nil {
 		data, err = marshal(out)
+	}
+	if err == nil && len(data) > h.maxAnswer {
+		err = fmt.Errorf("the answer has %d bytes, more than the %d one answer may have", len(data), h.maxAnswer)
 	}
 	if err != nil {
 		if ctx.Err() == nil { // a call whose client has gone is no fault

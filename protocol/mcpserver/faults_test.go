@@ -3,14 +3,10 @@ package mcpserver_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -54,14 +50,8 @@ func TestServerFaultIsAJSONRPCInternalError(t *testing.T) {
 // client should retry — and what needs no database still works.
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	ctx := context.Background()
-	target, err := url.Parse(storagetest.NewURL(t, storage.Postgres))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startProxy(t, target.Host)
-	through := *target
-	through.Host = p.addr
-	db, err := storage.Open(ctx, through.String())
+	dbURL, p := storagetest.NewProxiedURL(t)
+	db, err := storage.Open(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +68,7 @@ func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 		t.Fatal("with the database up, the manifest names alice")
 	}
 
-	p.cut()
+	p.Cut()
 
 	for _, c := range []struct{ tool, args string }{
 		{"send", `{"kind":"ask","body":"anyone?"}`},
@@ -117,54 +107,4 @@ func TestLongPollEndsWithItsRequest(t *testing.T) {
 	<-started
 	cancel() // the client goes away
 	<-finished
-}
-
-// proxy forwards TCP connections to a database server until it is cut, as a network that
-// fails would.
-type proxy struct {
-	addr string
-	ln   net.Listener
-
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startProxy(t *testing.T, target string) *proxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{addr: ln.Addr().String(), ln: ln}
-	t.Cleanup(p.cut)
-	go func() {
-		for {
-			in, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			out, err := net.Dial("tcp", target)
-			if err != nil {
-				in.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, in, out)
-			p.mu.Unlock()
-			go func() { io.Copy(out, in); out.Close() }()
-			go func() { io.Copy(in, out); in.Close() }()
-		}
-	}()
-	return p
-}
-
-// cut stops accepting and closes every forwarded connection.
-func (p *proxy) cut() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
 }

@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,7 +24,14 @@ type Options struct {
 	// the function it returns is told how the call ended: who called (nil without a token),
 	// and the operation's result or error. The operator's logs and metrics come from it.
 	Observe func(ctx context.Context, tool string, args []byte) func(a *protocol.Actor, out any, err error)
+	// MaxAnswerBytes bounds the JSON of one tool result; 0 means DefaultMaxAnswerBytes.
+	MaxAnswerBytes int
 }
+
+// DefaultMaxAnswerBytes bounds one tool result. The largest answer the limits allow, a
+// thread of thread_max_messages messages read whole, is about 2 MiB with the reference
+// limits; what is over the bound is a fault, not an answer.
+const DefaultMaxAnswerBytes = 8 << 20
 
 // Handler serves MCP at one path: POST only, each request standing alone (no session id),
 // answered with application/json rather than an event stream, so that it passes unchanged
@@ -33,7 +41,9 @@ type Handler struct {
 	log     *slog.Logger
 	observe func(ctx context.Context, tool string, args []byte) func(a *protocol.Actor, out any, err error)
 	maxBody int64
-	sdk     http.Handler
+	// maxAnswer bounds the JSON of one tool result (the text content repeats it).
+	maxAnswer int
+	sdk       http.Handler
 	// watch, when tests set it, is called as a tool call begins; what it returns, as it ends.
 	watch func(tool string) func()
 }
@@ -51,10 +61,14 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		opts.Logger = slog.Default()
 	}
 	h := &Handler{
-		svc:     svc,
-		log:     opts.Logger,
-		observe: opts.Observe,
-		maxBody: maxBody(svc.Limits()),
+		svc:       svc,
+		log:       opts.Logger,
+		observe:   opts.Observe,
+		maxBody:   maxBody(svc.Limits()),
+		maxAnswer: opts.MaxAnswerBytes,
+	}
+	if h.maxAnswer <= 0 {
+		h.maxAnswer = DefaultMaxAnswerBytes
 	}
 	sdkLog := slog.New(quiet{opts.Logger.Handler()}).With("component", "mcp")
 	server := mcp.NewServer(&mcp.Implementation{
@@ -80,14 +94,47 @@ func New(svc *protocol.Service, opts Options) *Handler {
 // (inbox wait_seconds) should end when its client goes away or the server shuts down.
 type requestKey struct{}
 
-// ServeHTTP bounds the request body, then lets the SDK speak JSON-RPC. Authentication is
+// ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then lets the
+// SDK speak JSON-RPC. Authentication is
 // done per tool call (see run), so that initialize and tools/list never touch the database.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.readBody(w, r) {
+	body, ok := h.readBody(w, r)
+	if !ok {
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), requestKey{}, r.Context()))
-	h.sdk.ServeHTTP(w, r)
+	if body != nil {
+		if fault := checkFrame(body); fault != nil {
+			fault.write(w)
+			return
+		}
+	}
+	ctx := context.WithValue(r.Context(), requestKey{}, r.Context())
+	if _, given := ctx.Value(clientKey{}).(string); !given {
+		ctx = WithClientAddress(ctx, remoteHost(r.RemoteAddr))
+	}
+	h.sdk.ServeHTTP(w, r.WithContext(ctx))
+}
+
+// clientKey carries the address a request came from, as the server that mounts the handler
+// counts it, to the tool handlers (the limit on failed authentications is per address).
+type clientKey struct{}
+
+// WithClientAddress tells the handler the address of the client a request comes from. Without
+// it the handler takes the host of the request's RemoteAddr.
+func WithClientAddress(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientKey{}, addr)
+}
+
+func clientAddress(ctx context.Context) string {
+	addr, _ := ctx.Value(clientKey{}).(string)
+	return addr
+}
+
+func remoteHost(remoteAddr string) string {
+	if host, _, err := net.SplitHostPort(remoteAddr); err == nil {
+		return host
+	}
+	return remoteAddr
 }
 
 // withRequest ends ctx when the HTTP request that carried the call ends. The returned stop

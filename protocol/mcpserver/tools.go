@@ -23,6 +23,7 @@ type tool struct {
 	input       schema
 	output      schema
 	readOnly    bool
+	waits       bool // may wait for news (the inbox's long poll)
 	run         operation
 }
 
@@ -99,6 +100,7 @@ func (h *Handler) tools() []tool {
 		}),
 		output:   result(schema{"items": objectList, "cursor": str(""), "more": flag}, "items", "cursor"),
 		readOnly: true,
+		waits:    true,
 		run:      op(s.Inbox),
 	}, {
 		name:        "confirm",

@@ -1,0 +1,89 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/parleyforum/parley/migrations"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
+)
+
+// A server that accepts connections and never answers is an outage: the connect runs into
+// the caller's deadline and that is ErrUnavailable, not a bare deadline error (which the
+// operation layer would take for a fault of the server).
+func TestSilentServerIsErrUnavailable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() }) // held open, never answered
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	db, err := storage.Open(ctx, "postgres://x@"+ln.Addr().String()+"/x?sslmode=disable")
+	if err == nil {
+		db.Close()
+		t.Fatal("Open succeeded against a server that never answers")
+	}
+	if !errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("err = %v, want ErrUnavailable", err)
+	}
+}
+
+// A hung database (connections open, nothing answers) ends a query at its context's
+// deadline with ErrUnavailable, and a statement that runs longer than the statement
+// timeout is ended by Postgres itself, also ErrUnavailable. Migrations lift the timeout.
+func TestHungPostgresIsErrUnavailable(t *testing.T) {
+	dbURL, p := storagetest.NewProxiedURL(t)
+	ctx := context.Background()
+	db, err := storage.OpenWith(ctx, dbURL, storage.Options{StatementTimeout: 250 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Up(ctx, db); err != nil {
+		t.Fatalf("migrations under a statement timeout: %v", err)
+	}
+	var timeout string
+	if err := db.NewRaw("SHOW statement_timeout").Scan(ctx, &timeout); err != nil || timeout != "250ms" {
+		t.Fatalf("statement_timeout = %q, %v; want 250ms", timeout, err)
+	}
+	err = db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, "SELECT pg_sleep(2)")
+		return err
+	})
+	if !errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("a statement over the statement timeout: %v, want ErrUnavailable", err)
+	}
+
+	p.Freeze()
+	for range 3 { // the connections in the pool, then new ones that hang in their connect
+		ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		err := db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			_, err := tx.ExecContext(ctx, "SELECT 1")
+			return err
+		})
+		cancel()
+		if !errors.Is(err, storage.ErrUnavailable) {
+			t.Errorf("a query to a hung database: %v, want ErrUnavailable", err)
+		}
+	}
+	p.Thaw()
+	if err := db.Healthy(ctx); err != nil {
+		t.Errorf("after the database answers again: %v", err)
+	}
+}
