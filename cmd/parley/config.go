@@ -21,6 +21,7 @@ type Config struct {
 	DB         string
 	Realm      string
 	SessionKey string // "" means: generate one on first start and keep it in the database
+	PublicRead bool   // everyone may read the pages without signing in
 	Limits     protocol.Limits
 }
 
@@ -78,6 +79,16 @@ var options = []option{
 				return fmt.Errorf("the session key needs at least %d characters", minSessionKey)
 			}
 			c.SessionKey = v
+			return nil
+		}},
+	{flag: "public-read", env: "PARLEY_PUBLIC_READ", key: "public_read", def: "false",
+		usage: "let everyone read the pages without signing in (`true` or false); acting always needs a login",
+		set: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("public_read %q is not true or false", v)
+			}
+			c.PublicRead = b
 			return nil
 		}},
 }
@@ -181,6 +192,11 @@ func readConfigFile(path string) (configFile, error) {
 				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
 			}
 			f.values[key] = v
+		case bool: // public_read = true
+			if !known[key] {
+				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
+			}
+			f.values[key] = strconv.FormatBool(v)
 		case map[string]any:
 			if key != limitsTable {
 				return f, fmt.Errorf("config file %s: unknown table [%s]", path, key)

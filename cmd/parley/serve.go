@@ -27,6 +27,7 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	f.option("addr")
 	f.option("session-key")
+	f.option("public-read")
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
@@ -80,6 +81,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		Limits:     cfg.Limits,
 		Version:    parleyVersion(),
 		SessionKey: sessionKey,
+		PublicRead: cfg.PublicRead,
 		Static:     static.FS(),
 		Logger:     slog.New(slog.NewTextHandler(s.err, nil)),
 	})
