@@ -138,3 +138,23 @@ const (
 func PublicReader() *Actor {
 	return &Actor{Identity: "public:reader", Rights: Rights{RightRead: true}}
 }
+
+// LockLabels names, of the given identities, those that hold the lock right now, with their
+// moderation label (§ 1: shown as "KI · <label>"): what the pages show beside a moderator's
+// messages. An identity with several live lock tokens shows the newest one's label.
+func (s *Service) LockLabels(ctx context.Context, a *Actor, identities []string) (map[string]string, error) {
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	tokens, err := s.db.LiveTokensOf(ctx, identities)
+	if err != nil {
+		return nil, fault(err)
+	}
+	labels := map[string]string{}
+	for i := range tokens {
+		if actor := ActorOfToken(&tokens[i]); actor.Rights.Has(RightLock) && !actor.Human {
+			labels[actor.Identity] = actor.ModerationLabel()
+		}
+	}
+	return labels, nil
+}

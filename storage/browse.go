@@ -51,3 +51,14 @@ func (f *Forum) EventsByID(ctx context.Context, ids []int64) ([]Event, error) {
 	err := f.q.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Scan(ctx)
 	return out, translate(err)
 }
+
+// LiveTokensOf lists the tokens of the given identities that are not revoked, oldest first.
+func (db *DB) LiveTokensOf(ctx context.Context, identities []string) ([]Token, error) {
+	out := []Token{}
+	if len(identities) == 0 {
+		return out, nil
+	}
+	err := db.NewSelect().Model(&out).Where("identity IN (?)", bun.In(identities)).
+		Where("revoked_at IS NULL").Order("id").Scan(ctx)
+	return out, translate(err)
+}

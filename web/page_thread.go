@@ -39,6 +39,9 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 		return nil, err
 	}
 	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages}
+	if tp.LockLabels, err = p.svc.LockLabels(ctx, a, authors(read.Messages)); err != nil {
+		return nil, err
+	}
 	extra := map[string]any{}
 	for {
 		evs, err := p.svc.ReadEvents(ctx, a, threadInput(read.Thread.ID, extra))
@@ -51,6 +54,24 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 		}
 		extra["since"] = evs.Cursor
 	}
+}
+
+// authors are the identities that wrote in the tree, each once.
+func authors(tree []*protocol.MessageView) []string {
+	seen := map[string]bool{}
+	var out []string
+	var walk func([]*protocol.MessageView)
+	walk = func(ms []*protocol.MessageView) {
+		for _, m := range ms {
+			if !seen[m.From.Identity] {
+				seen[m.From.Identity] = true
+				out = append(out, m.From.Identity)
+			}
+			walk(m.Replies)
+		}
+	}
+	walk(tree)
+	return out
 }
 
 // threadInput is the JSON input of an operation on thread id, with more fields.
