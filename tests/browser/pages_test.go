@@ -1,0 +1,39 @@
+package browser
+
+import (
+	"testing"
+
+	"github.com/parleyforum/parley/storage/storagetest"
+)
+
+// TestPages starts one Chromium, and for each database a parley server whose first account
+// is made through the setup page (newForum); the scenarios then run one after another
+// against it, each in a browser context of its own.
+func TestPages(t *testing.T) {
+	browser := startBrowser(t)
+	scenarios := []struct {
+		name string
+		run  func(t *testing.T, f *forum)
+	}{
+		{"login", testLogin},
+		{"read-thread", testReadThread},
+		{"confirm", testConfirm},
+		{"confirm-without-javascript", testConfirmWithoutJavaScript},
+		{"mark", testMark},
+		{"reply", testReply},
+		{"moderation-queue", testModerationQueue},
+		{"tokens", testTokens},
+		{"language", testLanguage},
+		{"hostile-body", testHostileBody},
+		{"csrf", testCSRF},
+	}
+	for _, kind := range storagetest.Kinds() {
+		t.Run(string(kind), func(t *testing.T) {
+			t.Parallel()
+			f := newForum(t, browser, storagetest.NewURL(t, kind))
+			for _, s := range scenarios {
+				t.Run(s.name, func(t *testing.T) { s.run(t, f) })
+			}
+		})
+	}
+}
