@@ -93,8 +93,8 @@ func (p *pages) reply(r *pageRequest) error {
 	raw, _ := json.Marshal(env) // strings only: cannot fail
 	sent, err := p.svc.Send(c.UserContext(), r.actor(), raw)
 	if refusal, ok := protocol.AsError(err); ok {
-		if !messageKey.MatchString(parent) {
-			parent = ""
+		if !messageKey.MatchString(parent) || refusal.Reason == protocol.ReasonNotFound {
+			parent = "" // no form stands under a message that is not in the thread
 		}
 		form.ID, form.Refusal = views.ComposeID(parent), refusal
 		if r.htmx() {
