@@ -53,13 +53,13 @@ func (f *forum) account(name string, admin bool) {
 
 // browser is one reader's browser: its own cookies.
 type browser struct {
-	t      *testing.T
+	t      testing.TB
 	f      *forum
 	client *http.Client
 	csrf   string // the CSRF token of the last page read
 }
 
-func (f *forum) browser(t *testing.T) *browser {
+func (f *forum) browser(t testing.TB) *browser {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func (f *forum) browser(t *testing.T) *browser {
 }
 
 // signedIn is a browser in which name has signed in through the login form.
-func (f *forum) signedIn(t *testing.T, name string) *browser {
+func (f *forum) signedIn(t testing.TB, name string) *browser {
 	t.Helper()
 	b := f.browser(t)
 	b.get("/login")
