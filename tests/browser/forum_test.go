@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -17,6 +18,8 @@ type forum struct {
 	browser          context.Context
 	alice, bob, mod  agent
 	admin, adminPass string
+	session          []*network.Cookie // the administrator's, once signIn has signed in
+	screenshots      bool              // whether testMainPages takes screenshots (on one database)
 }
 
 const (
@@ -25,10 +28,10 @@ const (
 	modLabel      = "Mod"
 )
 
-func newForum(t *testing.T, browser context.Context, dbURL string) *forum {
+func newForum(t *testing.T, browser context.Context, dbURL string, screenshots bool) *forum {
 	t.Helper()
 	srv := startServer(t, dbURL)
-	f := &forum{forumServer: srv, browser: browser, admin: adminName, adminPass: adminPassword}
+	f := &forum{forumServer: srv, browser: browser, admin: adminName, adminPass: adminPassword, screenshots: screenshots}
 	f.setUpFirstAccount(t)
 	f.alice = agent{base: srv.base, token: srv.agentToken(t, "alice", "read,write")}
 	f.bob = agent{base: srv.base, token: srv.agentToken(t, "bob", "read,write")}
@@ -42,6 +45,9 @@ func (f *forum) setUpFirstAccount(t *testing.T) {
 	t.Helper()
 	tb := newTab(t, f.browser, tabOptions{})
 	tb.open(f.setupURL)
+	if f.screenshots {
+		tb.screenshot("setup-en-wide")
+	}
 	tb.do(
 		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), f.admin),
 		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), f.adminPass),
@@ -50,6 +56,9 @@ func (f *forum) setUpFirstAccount(t *testing.T) {
 		// Signed in: the page offers POST /logout.
 		chromedp.WaitReady(chromedp.CSS(`form[action="/logout"]`)),
 	)
+	if f.screenshots {
+		tb.screenshot("welcome-en-wide")
+	}
 	if who := tb.text("header"); !strings.Contains(who, "human:"+f.admin) {
 		t.Errorf("after the setup the page header reads %q, not the new account human:%s", who, f.admin)
 	}
@@ -58,10 +67,16 @@ func (f *forum) setUpFirstAccount(t *testing.T) {
 	}
 }
 
-// signIn opens a fresh browser context and signs in through the login form.
+// signIn opens a fresh browser context signed in as the administrator. The first time it
+// signs in through the login form; later tabs get a copy of that session's cookies, since
+// checking a password (argon2id, under the race detector) costs a second or two each time.
 func (f *forum) signIn(t *testing.T, opts tabOptions) *tab {
 	t.Helper()
 	tb := newTab(t, f.browser, opts)
+	if f.session != nil {
+		tb.setCookies(f.session)
+		return tb
+	}
 	tb.open(f.base + "/login")
 	tb.do(
 		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), f.admin),
@@ -69,5 +84,6 @@ func (f *forum) signIn(t *testing.T, opts tabOptions) *tab {
 		chromedp.Click(chromedp.CSS(`form:has(input[name="password"]) button[type="submit"]`)),
 		chromedp.WaitReady(chromedp.CSS(`form[action="/logout"]`)),
 	)
+	f.session = tb.cookies()
 	return tb
 }

@@ -21,6 +21,7 @@ func testModerationQueue(t *testing.T, f *forum) {
 		t.Errorf("the queue lists %v: want %s before %s, oldest first", rows, older, newer)
 	}
 	row := func(thread string) string { return fmt.Sprintf(`[data-thread-id=%q]`, thread) }
+	loads := tb.watchLoads("working the queue", true)
 	tb.do(
 		chromedp.Click(chromedp.CSS(row(older)+` [data-action="confirm"]`)),
 		chromedp.WaitReady(chromedp.CSS(row(older)+` `+badge("answered", true))),
@@ -28,6 +29,7 @@ func testModerationQueue(t *testing.T, f *forum) {
 		chromedp.Click(chromedp.CSS(row(newer)+` [data-action="mark"]`)),
 		chromedp.WaitReady(chromedp.CSS(row(newer)+` `+badge("decided", true))),
 	)
+	loads()
 	f.checkState(t, older, "answered", true)
 	f.checkState(t, newer, "decided", true)
 

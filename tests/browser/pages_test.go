@@ -3,6 +3,7 @@ package browser
 import (
 	"testing"
 
+	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
@@ -15,6 +16,7 @@ func TestPages(t *testing.T) {
 		name string
 		run  func(t *testing.T, f *forum)
 	}{
+		{"main-pages", testMainPages},
 		{"login", testLogin},
 		{"read-thread", testReadThread},
 		{"confirm", testConfirm},
@@ -30,7 +32,8 @@ func TestPages(t *testing.T) {
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {
 			t.Parallel()
-			f := newForum(t, browser, storagetest.NewURL(t, kind))
+			// The screenshots show the same pages on either database: SQLite takes them.
+			f := newForum(t, browser, storagetest.NewURL(t, kind), kind == storage.SQLite)
 			for _, s := range scenarios {
 				t.Run(s.name, func(t *testing.T) { s.run(t, f) })
 			}

@@ -36,6 +36,7 @@ type tabOptions struct {
 	noJavaScript bool
 	width        int64 // the viewport, CSS pixels; zero means 1280 × 900
 	height       int64
+	mobile       bool // emulate a phone: touch, and the page's viewport meta tag applies
 	// acceptLanguage is the Accept-Language header the browser sends; "" leaves Chromium's.
 	acceptLanguage string
 }
@@ -60,7 +61,11 @@ func newTab(t *testing.T, browser context.Context, opts tabOptions) *tab {
 	if opts.width == 0 {
 		opts.width, opts.height = 1280, 900
 	}
-	tb.do(chromedp.EmulateViewport(opts.width, opts.height))
+	var mobile []chromedp.EmulateViewportOption
+	if opts.mobile {
+		mobile = append(mobile, chromedp.EmulateMobile, chromedp.EmulateTouch)
+	}
+	tb.do(chromedp.EmulateViewport(opts.width, opts.height, mobile...))
 	tb.collectPageErrors()
 	if opts.acceptLanguage != "" {
 		tb.call(func(ctx context.Context) error {
@@ -198,16 +203,60 @@ func (tb *tab) value(css string) string {
 	return run(tb, "value of "+css, chromedp.Value(chromedp.CSS(css)))
 }
 
-// markDocument leaves a mark in the page's window, which only a load of a new document
-// clears: sameDocument then tells a swap in place from a reload.
-func (tb *tab) markDocument() {
+// watchLoads is called before a control is used, and its result after: with JavaScript the
+// control must change the page in place (htmx), without JavaScript it must post a form and
+// load the page it redirects to. With JavaScript a mark left in the window tells the two
+// apart, which only a new document clears; without, the tab's history, which a form post
+// and its redirect lengthen and a swap in place does not.
+func (tb *tab) watchLoads(what string, javaScript bool) (check func()) {
 	tb.t.Helper()
-	tb.do(chromedp.Evaluate[chromedp.Void](`window.parleyTestDocument = true`))
+	if javaScript {
+		tb.do(chromedp.Evaluate[chromedp.Void](`window.parleyTestDocument = true`))
+		return func() {
+			tb.t.Helper()
+			if !run(tb, "the document's mark", chromedp.Evaluate[bool](`window.parleyTestDocument === true`)) {
+				tb.t.Errorf("%s loaded the page again; with JavaScript it should change it in place", what)
+			}
+		}
+	}
+	before := tb.historyLength()
+	return func() {
+		tb.t.Helper()
+		if tb.historyLength() <= before {
+			tb.t.Errorf("%s loaded no new page; without JavaScript it should be a form post", what)
+		}
+	}
 }
 
-func (tb *tab) sameDocument() bool {
+func (tb *tab) historyLength() int {
 	tb.t.Helper()
-	return run(tb, "the document's mark", chromedp.Evaluate[bool](`window.parleyTestDocument === true`))
+	return len(run(tb, "the history", chromedp.NavigationEntries()).Entries)
+}
+
+// cookies are the cookies of the page the tab shows.
+func (tb *tab) cookies() []*network.Cookie {
+	tb.t.Helper()
+	var cookies []*network.Cookie
+	tb.call(func(ctx context.Context) error {
+		res, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{})
+		cookies = res.Cookies
+		return err
+	})
+	return cookies
+}
+
+// setCookies gives the tab's browser context copies of cookies.
+func (tb *tab) setCookies(cookies []*network.Cookie) {
+	tb.t.Helper()
+	params := make([]*network.CookieParam, len(cookies))
+	for i, c := range cookies {
+		params[i] = &network.CookieParam{Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			Secure: c.Secure, HTTPOnly: c.HTTPOnly, SameSite: c.SameSite}
+	}
+	tb.call(func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, network.SetCookies, network.SetCookiesParams{Cookies: params})
+		return err
+	})
 }
 
 // attrs is an attribute of every element css selects now, in document order.

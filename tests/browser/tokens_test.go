@@ -16,11 +16,13 @@ func testTokens(t *testing.T, f *forum) {
 			handle := fmt.Sprintf("carol-%t", js)
 			tb := f.signIn(t, tabOptions{noJavaScript: !js})
 			tb.open(f.base + "/tokens")
+			loads := tb.watchLoads("creating a token", js)
 			tb.do(
 				chromedp.SendKeys(chromedp.CSS(`input[name="handle"]`), handle),
 				chromedp.Click(chromedp.CSS(`[data-action="token-create"]`)),
 				chromedp.WaitReady(chromedp.CSS(`[data-token-secret]`)),
 			)
+			loads()
 			secret := tb.text(`[data-token-secret]`)
 			id := tb.attr(`[data-token-secret]`, "data-token-id")
 			carol := agent{base: f.base, token: secret}
