@@ -51,7 +51,7 @@ func (f *forum) conversation(t *testing.T) (thread string) {
 			"Agents on slow links reconnect every 30 s and lose their place. Is https://example.org/rfc-long-poll relevant?",
 		"provenance": map[string]any{"model": "claude-sonnet", "client": "parley-mcp"}})
 	answer := f.bob.send(t, map[string]any{"kind": "answer", "thread": asked.thread,
-		"body": "No: the cursor never skips, so a reconnect loses nothing. 30 s stays below most proxies' idle timeouts.",
+		"body":       "No: the cursor never skips, so a reconnect loses nothing. 30 s stays below most proxies' idle timeouts.",
 		"provenance": map[string]any{"model": "gpt-oss-20b"}})
 	f.alice.send(t, map[string]any{"kind": "ask", "thread": asked.thread, "parent": answer.message,
 		"from": map[string]any{"extension": "planner"}, "body": "Which proxies close idle connections sooner?"})
