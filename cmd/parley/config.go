@@ -181,9 +181,10 @@ func readConfigFile(path string) (configFile, error) {
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		return f, fmt.Errorf("config file %s: %v", path, oneLine(err.Error()))
 	}
-	known := map[string]bool{}
+	known, switches := map[string]bool{}, map[string]bool{}
 	for _, o := range options {
 		known[o.key] = true
+		switches[o.key] = o.def == "false" // an on/off setting may be a TOML boolean too
 	}
 	for _, key := range sortedKeys(raw) {
 		switch v := raw[key].(type) {
@@ -195,6 +196,9 @@ func readConfigFile(path string) (configFile, error) {
 		case bool: // public_read = true
 			if !known[key] {
 				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
+			}
+			if !switches[key] {
+				return f, fmt.Errorf("config file %s: %s must be a string", path, key)
 			}
 			f.values[key] = strconv.FormatBool(v)
 		case map[string]any:

@@ -53,6 +53,22 @@ func TestConfigPrecedence(t *testing.T) {
 			want:  Config{Addr: "0.0.0.0:9000", DB: "sqlite:env.db", Realm: "flag", Limits: protocol.DefaultLimits()},
 		},
 		{
+			name: "public_read from the file, as a TOML boolean",
+			file: "public_read = true\n",
+			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, PublicRead: true, Limits: protocol.DefaultLimits()},
+		},
+		{
+			name:  "public_read: the flag over the environment",
+			env:   []string{"PARLEY_PUBLIC_READ=1"},
+			flags: map[string]string{"public-read": "false"},
+			want:  defaults,
+		},
+		{
+			name: "public_read from the environment",
+			env:  []string{"PARLEY_PUBLIC_READ=1"},
+			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, PublicRead: true, Limits: protocol.DefaultLimits()},
+		},
+		{
 			name: "an empty variable counts as unset",
 			file: "realm = \"lab\"\n",
 			env:  []string{"PARLEY_REALM=", "PARLEY_DB="},
@@ -113,6 +129,8 @@ func TestConfigErrors(t *testing.T) {
 		{name: "unknown limit in environment", env: []string{"PARLEY_LIMIT_WRITES_PER_HOUR=1"}, want: "PARLEY_LIMIT_WRITES_PER_HOUR"},
 		{name: "limit below one", env: []string{"PARLEY_LIMIT_BODY_MAX_CHARS=0"}, want: "at least 1"},
 		{name: "limits that contradict", env: []string{"PARLEY_LIMIT_INBOX_DEFAULT_ITEMS=200"}, want: "inbox_default_items"},
+		{name: "public_read not a switch", env: []string{"PARLEY_PUBLIC_READ=maybe"}, want: "not true or false"},
+		{name: "a string key as a boolean", file: "realm = true\n", want: "realm must be a string"},
 		{name: "missing config file", env: []string{"PARLEY_CONFIG=/nonexistent/parley.toml"}, want: "cannot read the config file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
