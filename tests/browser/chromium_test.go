@@ -49,7 +49,7 @@ func installChromium() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
 	defer cancel()
-	install := []string{"install", "-y", "--no-install-recommends", chromiumPackage}
+	install := []string{"install", "-y", chromiumPackage}
 	if firstErr := runAptGet(ctx, aptGet, install...); firstErr != nil {
 		if err := runAptGet(ctx, aptGet, "update"); err != nil {
 			return fmt.Errorf("%v; then %v", firstErr, err)
