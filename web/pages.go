@@ -82,10 +82,19 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		setPageHeaders(c)
 		r, err := p.begin(c)
-		if err != nil {
+		if unavailable(err) {
+			// Without the database nobody can be known: the page says so in the browser's language.
+			r = &pageRequest{c: c, p: p, page: &views.Page{
+				Tr: locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))), Path: c.Path(), Now: time.Now(),
+			}}
+			return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
+		} else if err != nil {
 			return err
 		}
 		err = r.guard(who, h)
+		if unavailable(err) {
+			err = r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
+		}
 		if r.dirty {
 			if serr := saveSession(p.store, c, r.sess); serr != nil && err == nil {
 				err = serr
@@ -207,6 +216,14 @@ func (r *pageRequest) signIn(u *storage.User) {
 	}
 	r.dirty = true
 	r.user = u
+}
+
+// unavailable reports whether err means the database cannot be reached.
+func unavailable(err error) bool {
+	if refusal, ok := protocol.AsError(err); ok {
+		return refusal.Reason == protocol.ReasonUnavailable
+	}
+	return errors.Is(err, storage.ErrUnavailable)
 }
 
 // queryOf is the request's query, for links to the same page.

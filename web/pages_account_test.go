@@ -104,7 +104,7 @@ func TestLoginAndLogout(t *testing.T) {
 		}
 		// An address elsewhere is never where a login leads.
 		for _, next := range []string{"https://evil.example/", "//evil.example/x", "/\\evil.example"} {
-			b.get("/login?next=" + url.QueryEscape(next)).redirectsTo(t, "/")
+			b.get("/login?next="+url.QueryEscape(next)).redirectsTo(t, "/")
 		}
 		b.post("/logout", nil).redirectsTo(t, "/login")
 		b.get("/").redirectsTo(t, "/login?next=%2F")
@@ -227,7 +227,7 @@ func TestWhoMayReadAndAct(t *testing.T) {
 		open := newSite(t, db, web.Options{PublicRead: true})
 		anon = open.browser(t)
 		anon.get("/").must(t, http.StatusOK)
-		page := anon.get("/threads/" + thread).must(t, http.StatusOK)
+		page := anon.get("/threads/"+thread).must(t, http.StatusOK)
 		if page.find(`[data-action]`).Length() != 0 {
 			t.Errorf("a reader who is not signed in sees controls that act: %d", page.find(`[data-action]`).Length())
 		}

@@ -50,7 +50,7 @@ func TestModerationQueue(t *testing.T) {
 		again := f.proposed("Refused in the queue")
 		b.get("/moderation")
 		p := b.post("/threads/"+again+"/mark", url.Values{"view": {"queue"}, "state": {"nonsense"}}).must(t, http.StatusBadRequest)
-		if p.find(`#mark-` + again + `-error [data-reason="invalid_body"]`).Length() != 1 {
+		if p.find(`#mark-`+again+`-error [data-reason="invalid_body"]`).Length() != 1 {
 			t.Errorf("the refused mark is not beside the row's control:\n%s", p.body)
 		}
 		b.get("/moderation?cursor=forged").must(t, http.StatusNotFound)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 	"github.com/parleyforum/parley/web"
@@ -178,4 +179,43 @@ func TestHumanReplies(t *testing.T) {
 			t.Errorf("after the human's acts: %s, confirmed %v; want closed and confirmed", state, confirmed)
 		}
 	})
+}
+
+// A thread at its size limit refuses the human's reply with limit_exceeded beside the form.
+func TestReplyOverTheLimit(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	limits := protocol.DefaultLimits()
+	limits.ThreadMaxMessages = 2
+	f := newSite(t, db, web.Options{Limits: limits})
+	f.account("ada", false)
+	thread := f.proposed("Full soon?")
+	b := f.signedIn(t, "ada")
+	b.get("/threads/" + thread)
+	p := b.post("/threads/"+thread+"/messages", url.Values{"kind": {"note"}, "body": {"one too many"}}).must(t, http.StatusConflict)
+	if p.find(`#compose-error [data-reason="limit_exceeded"]`).Length() != 1 || p.find("#compose textarea").Text() != "one too many" {
+		t.Errorf("no limit_exceeded beside the form with the text kept:\n%s", p.body)
+	}
+}
+
+// While the database is gone the pages answer 503 with a page that says so, and work again
+// when it returns.
+func TestPagesUnavailable(t *testing.T) {
+	db := storagetest.Open(t, storage.Postgres)
+	f := newSite(t, db, web.Options{})
+	f.account("ada", false)
+	thread := f.proposed("Still there?")
+	b := f.signedIn(t, "ada")
+	b.get("/threads/" + thread)
+
+	restore := takeDown(t, db)
+	for _, p := range []*page{
+		b.get("/threads/"+thread, "Accept-Language", "de"),
+		b.post("/threads/"+thread+"/confirm", nil, "Accept-Language", "de"),
+	} {
+		if p.status != http.StatusServiceUnavailable || !strings.Contains(p.body, "Datenbank") {
+			t.Errorf("with the database down: %d\n%s", p.status, p.body)
+		}
+	}
+	restore()
+	b.post("/threads/"+thread+"/confirm", nil).redirectsTo(t, "/threads/"+thread)
 }

@@ -56,7 +56,7 @@ func TestThreadList(t *testing.T) {
 		only("/?unconfirmed=1", first)
 		only("/?state=closed")
 
-		page := b.get("/?" + url.Values{"state": {"nonsense"}}.Encode()).must(t, http.StatusBadRequest)
+		page := b.get("/?"+url.Values{"state": {"nonsense"}}.Encode()).must(t, http.StatusBadRequest)
 		if page.find(`[data-reason="invalid_body"]`).Length() != 1 {
 			t.Errorf("a bad state filter is not refused on the page:\n%s", page.body)
 		}
@@ -107,7 +107,7 @@ func TestThreadPage(t *testing.T) {
 		note := f.send(f.mod, `{"kind":"note","thread":"`+thread+`","parent":"`+answer+`","body":"Looks right."}`).at("message", "id")
 
 		b := f.signedIn(t, "ada")
-		p := b.get("/threads/" + thread).must(t, http.StatusOK)
+		p := b.get("/threads/"+thread).must(t, http.StatusOK)
 		badge := p.find("[data-state]")
 		if badge.Length() != 1 || badge.AttrOr("data-state", "") != "answered" || badge.AttrOr("data-confirmed", "") != "false" {
 			t.Fatalf("badge: %d elements, data-state=%q data-confirmed=%q", badge.Length(), badge.AttrOr("data-state", ""), badge.AttrOr("data-confirmed", ""))
@@ -150,11 +150,11 @@ func TestThreadPage(t *testing.T) {
 			}
 		}
 		// The number alone names the thread too; unknown and malformed ids are not found.
-		b.get("/threads/" + strings.TrimPrefix(thread, "th_")).must(t, http.StatusOK)
+		b.get("/threads/"+strings.TrimPrefix(thread, "th_")).must(t, http.StatusOK)
 		b.get("/threads/th_999").must(t, http.StatusNotFound)
 		b.get("/threads/msg_1").must(t, http.StatusNotFound)
 		// ?reply= opens the form under that message.
-		r := b.get("/threads/" + thread + "?reply=" + answer).must(t, http.StatusOK)
+		r := b.get("/threads/"+thread+"?reply="+answer).must(t, http.StatusOK)
 		if r.find(`[data-message-id="`+answer+`"] form input[name="parent"][value="`+answer+`"]`).Length() != 1 {
 			t.Error("?reply= does not open a reply form under the message")
 		}
