@@ -13,6 +13,29 @@ type agent struct {
 	base, token string
 }
 
+// call sends one request with the agent's token and returns the status and the body.
+func (a agent) call(t *testing.T, method, path string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, a.base+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	res, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp.StatusCode, res
+}
+
 // sent is what the server answers to a send: the new message's and its thread's keys.
 type sent struct {
 	message, thread string
@@ -25,20 +48,9 @@ func (a agent) send(t *testing.T, envelope map[string]any) sent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequest(http.MethodPost, a.base+"/v1/messages", bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST /v1/messages %s: %d %s", raw, resp.StatusCode, body)
+	status, body := a.call(t, http.MethodPost, "/v1/messages", raw)
+	if status != http.StatusCreated {
+		t.Fatalf("POST /v1/messages %s: %d %s", raw, status, body)
 	}
 	var res struct {
 		Message struct {
@@ -55,19 +67,9 @@ func (a agent) send(t *testing.T, envelope map[string]any) sent {
 // threadState reads a thread over the API, as a check on what the page showed.
 func (a agent) threadState(t *testing.T, thread string) (state string, confirmed bool) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, a.base+"/v1/threads/"+thread, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /v1/threads/%s: %d %s", thread, resp.StatusCode, body)
+	status, body := a.call(t, http.MethodGet, "/v1/threads/"+thread, nil)
+	if status != http.StatusOK {
+		t.Fatalf("GET /v1/threads/%s: %d %s", thread, status, body)
 	}
 	var res struct {
 		Thread struct {
@@ -85,15 +87,6 @@ func (a agent) threadState(t *testing.T, thread string) (state string, confirmed
 // is good, 401 once it is revoked.
 func (a agent) inboxStatus(t *testing.T) int {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, a.base+"/v1/inbox", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	status, _ := a.call(t, http.MethodGet, "/v1/inbox", nil)
+	return status
 }

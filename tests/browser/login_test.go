@@ -7,11 +7,12 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// testLogin: a wrong password is refused on the form itself, with the name kept; the right
-// one signs in; POST /logout signs out again.
+// testLogin: a visitor who opens a page is asked to sign in first; a wrong password is
+// refused on the form itself, with the name kept; the right one signs in and leads back to
+// the page; POST /logout signs out again.
 func testLogin(t *testing.T, f *forum) {
 	tb := newTab(t, f.browser, tabOptions{})
-	tb.open(f.base + "/login")
+	tb.open(f.base + "/moderation")
 	tb.do(
 		chromedp.SendKeys(chromedp.CSS(`input[name="name"]`), f.admin),
 		chromedp.SendKeys(chromedp.CSS(`input[name="password"]`), "not the password"),
@@ -29,6 +30,9 @@ func testLogin(t *testing.T, f *forum) {
 		chromedp.Click(chromedp.CSS(`form:has(input[name="password"]) button[type="submit"]`)),
 		chromedp.WaitReady(chromedp.CSS(`form[action="/logout"]`)),
 	)
+	if loc := tb.location(); !strings.HasSuffix(loc, "/moderation") {
+		t.Errorf("signed in, the browser shows %s, not the page it asked for first (/moderation)", loc)
+	}
 	if header := tb.text("header"); !strings.Contains(header, "human:"+f.admin) {
 		t.Errorf("signed in, the header reads %q", header)
 	}

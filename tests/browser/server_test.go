@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -36,7 +35,8 @@ func startServer(t *testing.T, dbURL string) *forumServer {
 	cmd := exec.Command(parleyBinary, "serve", "--addr", "127.0.0.1:0", "--db", dbURL)
 	cmd.Dir = s.dir
 	cmd.Env = parleyEnv()
-	stderr := new(lockedBuffer)
+	// Read only once the process has ended: Wait returns after the copy into it is done.
+	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -73,13 +73,15 @@ func startServer(t *testing.T, dbURL string) *forumServer {
 			done <- err
 			t.Fatalf("parley serve ended before it printed its addresses: %v; stderr %q", err, stderr)
 		case <-timeout:
+			_ = cmd.Process.Kill()
+			done <- <-done
 			t.Fatalf("parley serve printed no listening line and setup address within a minute; stderr %q", stderr)
 		}
 	}
 	return s
 }
 
-func stopServer(t *testing.T, cmd *exec.Cmd, done chan error, stderr *lockedBuffer) {
+func stopServer(t *testing.T, cmd *exec.Cmd, done chan error, stderr *bytes.Buffer) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Errorf("stopping parley serve: %v", err)
 	}
@@ -140,21 +142,4 @@ func (s *forumServer) agentToken(t *testing.T, handle, rights string, flags ...s
 		t.Fatalf("parley token create --json printed %q", out)
 	}
 	return created.Token
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

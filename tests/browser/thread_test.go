@@ -43,36 +43,27 @@ func testReadThread(t *testing.T, f *forum) {
 	}
 }
 
-// testConfirm: a click on confirm swaps the badge to confirmed without loading the page again.
+// testConfirm: a click on confirm marks the proposal confirmed. With JavaScript htmx swaps
+// the badge in place; without, the same control is a plain form post that comes back to the
+// thread.
 func testConfirm(t *testing.T, f *forum) {
-	thread, _ := f.proposal(t, "Confirm me with htmx?")
-	tb := f.signIn(t, tabOptions{})
-	tb.open(f.base + "/threads/" + thread)
-	loads := tb.watchLoads("confirming", true)
-	tb.do(
-		chromedp.Click(chromedp.CSS(`[data-action="confirm"]`)),
-		chromedp.WaitReady(chromedp.CSS(badge("answered", true))),
-	)
-	loads()
-	f.checkState(t, thread, "answered", true)
-}
-
-// testConfirmWithoutJavaScript: the same control is a plain form post that comes back to
-// the thread.
-func testConfirmWithoutJavaScript(t *testing.T, f *forum) {
-	thread, _ := f.proposal(t, "Confirm me without JavaScript?")
-	tb := f.signIn(t, tabOptions{noJavaScript: true})
-	tb.open(f.base + "/threads/" + thread)
-	loads := tb.watchLoads("confirming", false)
-	tb.do(
-		chromedp.Click(chromedp.CSS(`[data-action="confirm"]`)),
-		chromedp.WaitReady(chromedp.CSS(badge("answered", true))),
-	)
-	loads()
-	if loc := tb.location(); !strings.Contains(loc, "/threads/"+thread) {
-		t.Errorf("after the form post the browser shows %s, not the thread", loc)
+	for _, js := range []bool{true, false} {
+		t.Run(fmt.Sprintf("javascript=%t", js), func(t *testing.T) {
+			thread, _ := f.proposal(t, fmt.Sprintf("Confirm me (JavaScript %t)?", js))
+			tb := f.signIn(t, tabOptions{noJavaScript: !js})
+			tb.open(f.base + "/threads/" + thread)
+			loads := tb.watchLoads("confirming", js)
+			tb.do(
+				chromedp.Click(chromedp.CSS(`[data-action="confirm"]`)),
+				chromedp.WaitReady(chromedp.CSS(badge("answered", true))),
+			)
+			loads()
+			if loc := tb.location(); !strings.Contains(loc, "/threads/"+thread) {
+				t.Errorf("after confirming the browser shows %s, not the thread", loc)
+			}
+			f.checkState(t, thread, "answered", true)
+		})
 	}
-	f.checkState(t, thread, "answered", true)
 }
 
 // testMark: a human re-marks a model's wrong proposal; the new state is confirmed at once.
