@@ -44,6 +44,9 @@ func newForum(t *testing.T, browser context.Context, dbURL string, screenshots b
 func (f *forum) setUpFirstAccount(t *testing.T) {
 	t.Helper()
 	tb := newTab(t, f.browser, tabOptions{})
+	if status := tb.status(f.base + "/setup?code=not-the-code"); status != http.StatusNotFound {
+		t.Errorf("the setup address with a wrong code answers %d, want 404", status)
+	}
 	tb.open(f.setupURL)
 	if f.screenshots {
 		tb.screenshot("setup-en-wide")

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"strings"
 
 	"github.com/chromedp/chromedp"
@@ -90,4 +91,19 @@ func (tb *tab) attrs(css, name string) []string {
 		values = append(values, a[name])
 	}
 	return values
+}
+
+// follow runs steps that load a new page (a link, a form sent) and waits until it has
+// loaded; it returns the page's HTTP status.
+func (tb *tab) follow(steps ...chromedp.Action[chromedp.Void]) int64 {
+	tb.t.Helper()
+	var status int64
+	tb.call(func(ctx context.Context) error {
+		resp, err := chromedp.RunResponse(ctx, steps...)
+		if err == nil {
+			status = resp.Status
+		}
+		return err
+	})
+	return status
 }
