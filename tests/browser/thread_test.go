@@ -85,8 +85,9 @@ func testMark(t *testing.T, f *forum) {
 	}
 }
 
-// testReply: a human answers under a model's message; the new message appears in the tree
-// as a human's, with and without JavaScript.
+// testReply: a human writes a note under a model's question, then closes the thread with a
+// message of the kind close; the note appears in the tree as a human's, and the badge turns
+// closed and confirmed (a human's marking is never a proposal), with and without JavaScript.
 func testReply(t *testing.T, f *forum) {
 	for _, js := range []bool{true, false} {
 		t.Run(fmt.Sprintf("javascript=%t", js), func(t *testing.T) {
@@ -95,19 +96,30 @@ func testReply(t *testing.T, f *forum) {
 			tb := f.signIn(t, tabOptions{noJavaScript: !js})
 			tb.open(f.base + "/threads/" + thread)
 			loads := tb.watchLoads("replying", js)
-			compose := `form:has([data-action="reply"]):not(:has(input[name="parent"]))`
-			tb.do(
-				chromedp.SetValue(chromedp.CSS(compose+` select[name="kind"]`), "note"),
-				chromedp.SendKeys(chromedp.CSS(compose+` textarea[name="body"]`), body),
-				chromedp.Click(chromedp.CSS(compose+` [data-action="reply"]`)),
-			)
+			tb.write("note", body)
 			mine := waitForMessage(t, tb, body)
 			if !strings.Contains(mine, "human:"+f.admin) {
 				t.Errorf("the new message reads %q, without its author human:%s", mine, f.admin)
 			}
 			loads()
+
+			tb.write("close", "Closed by a human.")
+			tb.do(chromedp.WaitReady(chromedp.CSS(badge("closed", true))))
+			f.checkState(t, thread, "closed", true)
 		})
 	}
+}
+
+// write sends a message of a kind through the thread's own form (not a reply form under a
+// message).
+func (tb *tab) write(kind, body string) {
+	tb.t.Helper()
+	compose := `form:has([data-action="reply"]):not(:has(input[name="parent"]))`
+	tb.do(
+		chromedp.SetValue(chromedp.CSS(compose+` select[name="kind"]`), kind),
+		chromedp.SendKeys(chromedp.CSS(compose+` textarea[name="body"]`), body),
+		chromedp.Click(chromedp.CSS(compose+` [data-action="reply"]`)),
+	)
 }
 
 // waitForMessage waits until a message with body appears and returns its text.
