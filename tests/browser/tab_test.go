@@ -16,8 +16,9 @@ import (
 )
 
 // stepTimeout bounds every step of a scenario: a page that never shows what the test waits
-// for fails the test instead of hanging it.
-const stepTimeout = 20 * time.Second
+// for fails the test instead of hanging it. It is generous because make test runs the other
+// packages' tests beside these, on as few as two cores.
+const stepTimeout = 45 * time.Second
 
 // tab is one page in a browser context of its own (its own cookies: a person of their own),
 // bound to the test that uses it. Every error the page's JavaScript throws and every
