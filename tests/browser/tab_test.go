@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,14 +84,15 @@ func newTab(t *testing.T, browser context.Context, opts tabOptions) *tab {
 	return tb
 }
 
-// collectPageErrors records uncaught exceptions and the browser's error log entries (where
-// Chromium reports what a Content-Security-Policy refused).
+// collectPageErrors records uncaught exceptions, console.error calls and the browser's error
+// log entries (where Chromium reports what a Content-Security-Policy refused).
 func (tb *tab) collectPageErrors() {
 	tb.call(func(ctx context.Context) error {
 		_, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{})
 		return err
 	})
 	exceptions := chromedp.Events(tb.ctx, runtime.ExceptionThrown)
+	consoled := chromedp.Events(tb.ctx, runtime.ConsoleAPICalled)
 	logged := chromedp.Events(tb.ctx, cdplog.EntryAdded)
 	go func() {
 		for ev, err := range exceptions {
@@ -98,6 +100,18 @@ func (tb *tab) collectPageErrors() {
 				return
 			}
 			tb.report("uncaught exception: %s", exceptionText(ev.ExceptionDetails))
+		}
+	}()
+	go func() {
+		// htmx reports what goes wrong in a request (an answer of 5xx, a missing target) with
+		// console.error.
+		for ev, err := range consoled {
+			if err != nil {
+				return
+			}
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				tb.report("console.error: %s", consoleText(ev.Args))
+			}
 		}
 	}()
 	go func() {
@@ -120,6 +134,18 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 		return d.Exception.Description
 	}
 	return d.Text
+}
+
+func consoleText(args []*runtime.RemoteObject) string {
+	var parts []string
+	for _, a := range args {
+		if a.Description != "" {
+			parts = append(parts, a.Description)
+		} else {
+			parts = append(parts, string(a.Value))
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 func (tb *tab) report(format string, args ...any) {
