@@ -23,6 +23,7 @@ func TestPages(t *testing.T) {
 		{"confirm", testConfirm},
 		{"mark", testMark},
 		{"reply", testReply},
+		{"keyboard", testKeyboard},
 		{"refusal", testRefusal},
 		{"moderation-queue", testModerationQueue},
 		{"tokens", testTokens},
