@@ -252,3 +252,53 @@ func TestWhoMayReadAndAct(t *testing.T) {
 		}
 	})
 }
+
+// The session cookie is signed and encrypted with keys derived from the session key: a
+// server with the same key (a restart, a second instance) knows the session, one with
+// another key does not, and a cookie changed by the client is no session at all.
+func TestSessionKey(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	key := strings.Repeat("k", 32)
+	first := newSite(t, db, web.Options{SessionKey: key})
+	first.account("ada", false)
+	b := first.signedIn(t, "ada")
+	base, _ := url.Parse(first.base)
+	cookies := b.client.Jar.Cookies(base)
+	if len(cookies) != 1 {
+		t.Fatalf("%d cookies after login, want the session alone", len(cookies))
+	}
+	cookie := cookies[0].Name + "=" + cookies[0].Value
+	if strings.Contains(cookie, "ada") {
+		t.Error("the name stands readable in the cookie: it is not encrypted")
+	}
+	for _, tc := range []struct {
+		name   string
+		key    string
+		cookie string
+		who    string
+	}{
+		{"the same key", key, cookie, "human:ada"},
+		{"another key", strings.Repeat("x", 32), cookie, ""},
+		{"a changed cookie", key, cookie[:len(cookie)-4] + "AAAA", ""},
+	} {
+		other := newSite(t, db, web.Options{SessionKey: tc.key})
+		res := other.browser(t).get("/login", "Cookie", tc.cookie)
+		if res.status == http.StatusSeeOther {
+			res = other.browser(t).get("/", "Cookie", tc.cookie)
+		}
+		if got := res.text(".who"); got != tc.who {
+			t.Errorf("%s: the page knows %q, want %q", tc.name, got, tc.who)
+		}
+	}
+}
+
+// Behind TLS the session cookie is Secure; over plain HTTP (loopback, tests) it cannot be.
+func TestSecureCookieBehindTLS(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	f := newSite(t, db, web.Options{})
+	plain := f.browser(t).get("/login").header.Get("Set-Cookie")
+	tls := f.browser(t).get("/login", "X-Forwarded-Proto", "https").header.Get("Set-Cookie")
+	if strings.Contains(plain, "Secure") || !strings.Contains(tls, "Secure") {
+		t.Errorf("cookie over http %q, behind TLS %q: want Secure only behind TLS", plain, tls)
+	}
+}
