@@ -73,7 +73,7 @@ func benchPages(b *testing.B, seed func(b *testing.B, f *forum, svc *protocol.Se
 			pagePath, jsonPath := seed(b, f, svc)
 			f.account("ada", false)
 			browser := f.signedIn(b, "ada")
-			get := func(target, token string) {
+			get := func(target, token string) int64 {
 				req, _ := http.NewRequest(http.MethodGet, f.base+target, nil)
 				if token != "" {
 					req.Header.Set("Authorization", "Bearer "+token)
@@ -82,21 +82,25 @@ func benchPages(b *testing.B, seed func(b *testing.B, f *forum, svc *protocol.Se
 				if err != nil {
 					b.Fatal(err)
 				}
-				_, err = io.Copy(io.Discard, resp.Body)
+				n, err := io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if err != nil || resp.StatusCode != http.StatusOK {
 					b.Fatalf("GET %s: %d %v", target, resp.StatusCode, err)
 				}
+				return n
 			}
 			var pageTime, jsonTime time.Duration
+			var pageBytes, jsonBytes int64
 			for b.Loop() {
 				start := time.Now()
-				get(jsonPath, f.reader)
+				jsonBytes = get(jsonPath, f.reader)
 				mid := time.Now()
-				get(pagePath, "")
+				pageBytes = get(pagePath, "")
 				jsonTime += mid.Sub(start)
 				pageTime += time.Since(mid)
 			}
+			b.ReportMetric(float64(jsonBytes), "json-bytes")
+			b.ReportMetric(float64(pageBytes), "page-bytes")
 			b.ReportMetric(float64(jsonTime.Nanoseconds())/float64(b.N), "json-ns/op")
 			b.ReportMetric(float64(pageTime.Nanoseconds())/float64(b.N), "page-ns/op")
 			b.ReportMetric(float64(pageTime)/float64(jsonTime), "page/json")
