@@ -26,7 +26,11 @@ func (p *pages) loginForm(r *pageRequest) error {
 	if r.user != nil {
 		return r.redirect(next)
 	}
-	return r.render(fiber.StatusOK, views.LoginPage(views.LoginForm{Next: next}))
+	n, err := p.db.CountUsers(r.c.UserContext())
+	if err != nil {
+		return err
+	}
+	return r.render(fiber.StatusOK, views.LoginPage(views.LoginForm{Next: next, NoAccount: n == 0}))
 }
 
 // login is POST /login: the same answer for a wrong name and a wrong password, and too many

@@ -106,7 +106,7 @@ func (p *pages) renderTokens(r *pageRequest, status int, form views.TokenForm, s
 	if err != nil {
 		return err
 	}
-	d := views.Tokens{Realm: p.svc.Realm(), Tokens: tokens, Users: users, Secret: secret, Form: form}
+	d := views.Tokens{Realm: p.svc.Realm(), Tokens: tokens, Users: users, Secret: secret, Form: form, MCPURL: r.c.BaseURL() + "/mcp"}
 	if r.htmx() {
 		return r.render(status, views.TokensBody(d))
 	}

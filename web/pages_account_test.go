@@ -21,6 +21,9 @@ func TestSetupCreatesTheFirstAdministrator(t *testing.T) {
 		}
 		f := newSite(t, db, web.Options{})
 		b := f.browser(t)
+		if hint := b.get("/login").must(t, http.StatusOK).text(".panel"); !strings.Contains(hint, "setup address") {
+			t.Errorf("before the first account the login page does not point to the setup address: %q", hint)
+		}
 		form := b.get("/setup?code=the-code").must(t, http.StatusOK)
 		if form.find(`form[action="/setup"] input[name="name"]`).Length() != 1 {
 			t.Fatalf("no setup form:\n%s", form.body)
@@ -52,8 +55,15 @@ func TestSetupCreatesTheFirstAdministrator(t *testing.T) {
 		if err != nil || !u.Admin {
 			t.Fatalf("the first account: %+v, %v; want an administrator", u, err)
 		}
-		if got := b.get("/").must(t, http.StatusOK).text(".who"); got != "human:ada" {
+		home := b.get("/").must(t, http.StatusOK)
+		if got := home.text(".who"); got != "human:ada" {
 			t.Errorf("after setup the header names %q, want human:ada signed in", got)
+		}
+		if home.find(`.panel a[href="/tokens"]`).Length() != 1 {
+			t.Errorf("the empty forum does not lead its administrator to the tokens:\n%s", home.body)
+		}
+		if strings.Contains(b.get("/login").text("main"), "setup address") {
+			t.Error("the login page still points to the setup address after the first account")
 		}
 		b.get("/setup?code=the-code").must(t, http.StatusNotFound)
 		b.post("/setup", url.Values{"code": {"the-code"}, "name": {"eve"}, "password": {thePassword}, "password2": {thePassword}}).

@@ -83,6 +83,9 @@ func TestTokensAdministration(t *testing.T) {
 		if strings.Count(shown.body, secret) != 1 {
 			t.Error("the secret appears more than once on the page")
 		}
+		if got := shown.text(".secret pre"); !strings.Contains(got, f.base+"/mcp") || !strings.Contains(got, "Bearer $PARLEY_TOKEN") {
+			t.Errorf("the page does not say how to connect the agent: %q", got)
+		}
 		manifest := f.must(f.get("/v1/manifest", secret), http.StatusOK)
 		if manifest.at("you", "identity") != "ainotes:carol" || manifest.at("you", "label") != "Night shift" {
 			t.Errorf("the new token acts as %q with label %q", manifest.at("you", "identity"), manifest.at("you", "label"))
