@@ -40,6 +40,14 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	if err != nil {
 		return nil, fault(err)
 	}
+	return threadsPage(rows, limit, func(last *storage.Thread) string {
+		return encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
+	}), nil
+}
+
+// threadsPage is a page of threads from rows read with one more than limit: the extra row
+// says that there is more, and cursor names the page's last thread for the next read.
+func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thread) string) *ListThreadsResult {
 	res := &ListThreadsResult{Threads: []*ThreadView{}}
 	if len(rows) > limit {
 		rows, res.More = rows[:limit], true
@@ -48,11 +56,10 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 		res.Threads = append(res.Threads, threadView(&rows[i]))
 	}
 	if res.More {
-		last := rows[len(rows)-1]
-		c := encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
+		c := cursor(&rows[len(rows)-1])
 		res.Cursor = &c
 	}
-	return res, nil
+	return res
 }
 
 // Proposal is a thread whose state a model proposed, with the event that proposed it.
