@@ -23,6 +23,7 @@ func TestPages(t *testing.T) {
 		{"confirm", testConfirm},
 		{"mark", testMark},
 		{"reply", testReply},
+		{"reply-under-message", testReplyUnderMessage},
 		{"keyboard", testKeyboard},
 		{"refusal", testRefusal},
 		{"moderation-queue", testModerationQueue},

@@ -137,3 +137,29 @@ func (f *forum) checkState(t *testing.T, thread, state string, confirmed bool) {
 		t.Errorf("over the API thread %s is %s (confirmed %t), want %s (confirmed %t)", thread, got, gotConfirmed, state, confirmed)
 	}
 }
+
+// testReplyUnderMessage: a human answers one message of the tree through its Reply link;
+// the answer stands under that message, with and without JavaScript.
+func testReplyUnderMessage(t *testing.T, f *forum) {
+	for _, js := range []bool{true, false} {
+		t.Run(fmt.Sprintf("javascript=%t", js), func(t *testing.T) {
+			thread, answer := f.proposal(t, fmt.Sprintf("Answer under the answer (JavaScript %t)?", js))
+			body := fmt.Sprintf("A human under bob's answer, JavaScript %t.", js)
+			tb := f.signIn(t, tabOptions{noJavaScript: !js})
+			tb.open(f.base + "/threads/" + thread)
+			form := fmt.Sprintf(`form:has(input[name="parent"][value=%q])`, answer)
+			tb.do(
+				chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-message-id=%q] a[href*="reply=%s"]`, answer, answer))),
+				chromedp.WaitVisible(chromedp.CSS(form+` textarea[name="body"]`)),
+				chromedp.SendKeys(chromedp.CSS(form+` textarea[name="body"]`), body),
+				chromedp.Click(chromedp.CSS(form+` [data-action="reply"]`)),
+			)
+			waitForMessage(t, tb, body)
+			// The reply's element stands in the list item of the message it answers.
+			under := fmt.Sprintf(`//li[*[@data-message-id=%q]]//*[@data-message-id][contains(., %q)]`, answer, body)
+			if n := len(run(tb, "the reply under "+answer, chromedp.QueryNodeIDs(under))); n != 1 {
+				t.Errorf("the reply does not stand under %s", answer)
+			}
+		})
+	}
+}
