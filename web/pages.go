@@ -83,17 +83,16 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		setPageHeaders(c)
 		r, err := p.begin(c)
 		if unavailable(err) {
-			// Without the database nobody can be known: the page says so in the browser's language.
+			// Without the database nobody can be known: a page without a session says so.
 			r = &pageRequest{c: c, p: p, page: &views.Page{
 				Tr: locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))), Path: c.Path(), Now: time.Now(),
 			}}
-			return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
+			return r.unavailable()
 		} else if err != nil {
 			return err
 		}
-		err = r.guard(who, h)
-		if unavailable(err) {
-			err = r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
+		if err = r.guard(who, h); unavailable(err) {
+			err = r.unavailable()
 		}
 		if r.dirty {
 			if serr := saveSession(p.store, c, r.sess); serr != nil && err == nil {
@@ -198,6 +197,11 @@ func (r *pageRequest) redirect(target string) error {
 func (r *pageRequest) message(status int, title, text string) error {
 	tr := r.page.Tr
 	return r.render(status, views.Message(tr.T(title), tr.T(text)))
+}
+
+// unavailable is the page for a database that cannot be reached: 503, retry later.
+func (r *pageRequest) unavailable() error {
+	return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
 }
 
 // notFound is the page for a thread or token that does not exist.
