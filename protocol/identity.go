@@ -178,6 +178,10 @@ func (a *Actor) AuthorKind() string {
 	return "llm"
 }
 
+// LockLabelPrefix starts the event label of a lock holder (§ 7), as stored; the pages show it
+// in the reader's language ("AI · " in English).
+const LockLabelPrefix = "KI · "
+
 // DisplayLabel is the event label of § 7: the identity, "KI · <label>" for a lock holder, and
 // human:<name> for a human.
 func (a *Actor) DisplayLabel() string {
@@ -185,7 +189,7 @@ func (a *Actor) DisplayLabel() string {
 	case a.Human:
 		return a.Identity
 	case a.Rights.Has(RightLock):
-		return "KI · " + a.ModerationLabel()
+		return LockLabelPrefix + a.ModerationLabel()
 	default:
 		return a.Identity
 	}

@@ -142,18 +142,9 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	res := &ListThreadsResult{Threads: []*ThreadView{}}
-	if len(rows) > limit {
-		rows, res.More = rows[:limit], true
-	}
-	for i := range rows {
-		res.Threads = append(res.Threads, threadView(&rows[i]))
-	}
-	if res.More {
-		c := encodeCursor(threadsCursorTag, rows[len(rows)-1].ID)
-		res.Cursor = &c
-	}
-	return res, nil
+	return threadsPage(rows, limit, func(last *storage.Thread) string {
+		return encodeCursor(threadsCursorTag, last.ID)
+	}), nil
 }
 
 // ReadEventsResult is a thread's events after a cursor, oldest first.

@@ -30,6 +30,7 @@ type User struct {
 	ID           int64     `bun:"id,pk,autoincrement"`
 	Name         string    `bun:"name,notnull,unique"`
 	PasswordHash string    `bun:"password_hash,notnull"`
+	Admin        bool      `bun:"admin,notnull"` // may hand out and revoke tokens in the pages
 	CreatedAt    time.Time `bun:"created_at,notnull"`
 }
 

@@ -137,10 +137,12 @@ func TestModelsRoundTrip(t *testing.T) {
 		t.Run("User", func(t *testing.T) {
 			roundTrip(t, db, model[storage.User]{
 				full: func() *storage.User {
-					return &storage.User{Name: "ada", PasswordHash: "$argon2id$v=19$a", CreatedAt: at(1)}
+					return &storage.User{Name: "ada", PasswordHash: "$argon2id$v=19$a", Admin: true, CreatedAt: at(1)}
 				},
-				update: func(u *storage.User) { u.Name, u.PasswordHash, u.CreatedAt = "grace", "$argon2id$v=19$b", at(2) },
-				key:    func(u *storage.User) *storage.User { return &storage.User{ID: u.ID} },
+				update: func(u *storage.User) {
+					u.Name, u.PasswordHash, u.Admin, u.CreatedAt = "grace", "$argon2id$v=19$b", false, at(2)
+				},
+				key: func(u *storage.User) *storage.User { return &storage.User{ID: u.ID} },
 			})
 		})
 

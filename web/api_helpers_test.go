@@ -34,9 +34,16 @@ type forum struct {
 // and serves it. extra, when given, adds routes before the app starts.
 func newForum(t testing.TB, db *storage.DB, limits protocol.Limits, extra ...func(*fiber.App)) *forum {
 	t.Helper()
+	return newForumWith(t, web.Options{DB: db, Limits: limits}, extra...)
+}
+
+// newForumWith is newForum with more of the app's options.
+func newForumWith(t testing.TB, opts web.Options, extra ...func(*fiber.App)) *forum {
+	t.Helper()
 	logs := new(syncBuffer)
-	f := &forum{t: t, db: db, logs: logs}
-	f.app = web.New(web.Options{DB: db, Limits: limits, Version: "test", Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	f := &forum{t: t, db: opts.DB, logs: logs}
+	opts.Version, opts.Logger = "test", slog.New(slog.NewTextHandler(logs, nil))
+	f.app = web.New(opts)
 	for _, add := range extra {
 		add(f.app)
 	}

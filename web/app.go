@@ -26,6 +26,8 @@ type Options struct {
 	// SessionKey signs the pages' session cookies (at least 32 characters; parley serve
 	// generates one and keeps it in the database unless the operator gives one).
 	SessionKey string
+	// PublicRead lets everyone read the pages without signing in; acting always needs a login.
+	PublicRead bool
 	// Static holds the files served under /static; nil serves none.
 	Static fs.FS
 	// Logger receives the access log and what goes wrong inside requests; nil means
@@ -110,7 +112,7 @@ func New(opts Options) *fiber.App {
 	registerAPI(app, svc, opts.Logger, opts.Metrics)
 	registerMCP(app, svc, opts.Logger, opts.Metrics)
 	registerStatic(app, opts.Static)
-	registerSetup(app, opts.DB)
+	registerPages(app, svc, opts)
 	return app
 }
 

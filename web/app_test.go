@@ -110,7 +110,7 @@ func TestSetup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if page.Find(`[data-page="setup-pending"]`).Length() != 1 {
+		if page.Find(`[data-page="setup"]`).Length() != 1 {
 			t.Errorf("GET /setup with the code is not the setup page:\n%s", body)
 		}
 		for _, target := range []string{"/setup", "/setup?code=the-cod", "/setup?code=the-code2", "/setup?code=THE-CODE"} {

@@ -6,27 +6,70 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/views"
+	"github.com/parleyforum/parley/web/password"
 )
 
-// registerSetup serves the one-time setup address that parley serve prints while no human
-// account exists. Until the setup form is built its page says how to create the first
-// account from the command line.
-func registerSetup(app *fiber.App, db *storage.DB) {
-	app.Get("/setup", func(c *fiber.Ctx) error {
-		ok, err := setupCodeValid(c, db, c.Query("code"))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			// The same answer for a wrong code and for a finished setup: a guesser learns
-			// nothing, and the address stops existing once it has served its purpose.
-			return fiber.ErrNotFound
-		}
-		c.Set(fiber.HeaderCacheControl, "no-store")
-		return Render(c, views.SetupPending())
-	})
+// The one-time setup address that parley serve prints while no human account exists: a form
+// that creates the first account, an administrator, and signs it in. Then the address stops
+// existing.
+
+// setupForm is GET /setup?code=….
+func (p *pages) setupForm(r *pageRequest) error {
+	code := r.c.Query("code")
+	if ok, err := setupCodeValid(r.c, p.db, code); err != nil || !ok {
+		return orNotFound(err)
+	}
+	return r.render(fiber.StatusOK, views.SetupPage(views.SetupForm{Code: code}))
+}
+
+// setup is POST /setup.
+func (p *pages) setup(r *pageRequest) error {
+	c := r.c
+	form := views.SetupForm{Code: c.FormValue("code"), Name: c.FormValue("name")}
+	if ok, err := setupCodeValid(c, p.db, form.Code); err != nil || !ok {
+		return orNotFound(err)
+	}
+	pw := c.FormValue("password")
+	switch err := password.Check(pw); {
+	case !protocol.ValidHandle(form.Name):
+		form.Error = "setup.bad_name"
+	case pw != c.FormValue("password2"):
+		form.Error = "setup.differ"
+	case errors.Is(err, password.ErrTooLong):
+		form.Error, form.Data = "setup.long", []any{"Max", password.MaxBytes}
+	case err != nil:
+		form.Error, form.Data = "setup.short", []any{"Min", password.MinLength}
+	}
+	if form.Error != "" {
+		return r.render(fiber.StatusBadRequest, views.SetupPage(form))
+	}
+	hash, err := password.Hash(pw)
+	if err != nil {
+		return err
+	}
+	u, err := p.db.CreateFirstUser(c.UserContext(), form.Name, hash)
+	if errors.Is(err, storage.ErrAlreadyExists) {
+		return orNotFound(nil) // another setup form won the race: the address is gone
+	} else if err != nil {
+		return err
+	}
+	if err := p.db.DeleteSetting(c.UserContext(), storage.SettingSetupCode); err != nil {
+		p.log.Error("removing the setup code", "err", err) // harmless: the code no longer works
+	}
+	r.signIn(u)
+	return r.redirect("/")
+}
+
+// orNotFound is a fault when there is one, else 404: the same answer for a wrong code and
+// a finished setup, so that a guesser learns nothing.
+func orNotFound(err error) error {
+	if err != nil {
+		return err
+	}
+	return fiber.ErrNotFound
 }
 
 // setupCodeValid reports whether code is the setup code and no user exists yet.

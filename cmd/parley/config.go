@@ -24,6 +24,7 @@ type Config struct {
 	DB         string
 	Realm      string
 	SessionKey string // "" means: generate one on first start and keep it in the database
+	PublicRead bool   // everyone may read the pages without signing in
 	Limits     protocol.Limits
 
 	TrustedProxies []netip.Prefix // whose X-Forwarded-* headers are believed; none by default
@@ -121,6 +122,16 @@ var options = []option{
 				return fmt.Errorf("request deadline %q is not a duration from 100ms to 10m", v)
 			}
 			c.RequestDeadline = d
+			return nil
+		}},
+	{flag: "public-read", env: "PARLEY_PUBLIC_READ", key: "public_read", def: "false",
+		usage: "let everyone read the pages without signing in (`true` or false); acting always needs a login",
+		set: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("public_read %q is not true or false", v)
+			}
+			c.PublicRead = b
 			return nil
 		}},
 }
@@ -261,9 +272,10 @@ func readConfigFile(path string) (configFile, error) {
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		return f, fmt.Errorf("config file %s: %v", path, oneLine(err.Error()))
 	}
-	known := map[string]bool{}
+	known, switches := map[string]bool{}, map[string]bool{}
 	for _, o := range options {
 		known[o.key] = true
+		switches[o.key] = o.def == "false" // an on/off setting may be a TOML boolean too
 	}
 	for _, key := range sortedKeys(raw) {
 		switch v := raw[key].(type) {
@@ -272,6 +284,14 @@ func readConfigFile(path string) (configFile, error) {
 				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
 			}
 			f.values[key] = v
+		case bool: // public_read = true
+			if !known[key] {
+				return f, fmt.Errorf("config file %s: unknown key %q", path, key)
+			}
+			if !switches[key] {
+				return f, fmt.Errorf("config file %s: %s must be a string", path, key)
+			}
+			f.values[key] = strconv.FormatBool(v)
 		case map[string]any:
 			if key != limitsTable {
 				return f, fmt.Errorf("config file %s: unknown table [%s]", path, key)

@@ -56,6 +56,22 @@ func TestConfigPrecedence(t *testing.T) {
 			want:  Config{Addr: "0.0.0.0:9000", DB: "sqlite:env.db", Realm: "flag", Limits: protocol.DefaultLimits(), LogFormat: "text"},
 		},
 		{
+			name: "public_read from the file, as a TOML boolean",
+			file: "public_read = true\n",
+			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, PublicRead: true, Limits: protocol.DefaultLimits(), LogFormat: "text"},
+		},
+		{
+			name:  "public_read: the flag over the environment",
+			env:   []string{"PARLEY_PUBLIC_READ=1"},
+			flags: map[string]string{"public-read": "false"},
+			want:  defaults,
+		},
+		{
+			name: "public_read from the environment",
+			env:  []string{"PARLEY_PUBLIC_READ=1"},
+			want: Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, PublicRead: true, Limits: protocol.DefaultLimits(), LogFormat: "text"},
+		},
+		{
 			name: "an empty variable counts as unset",
 			file: "realm = \"lab\"\n",
 			env:  []string{"PARLEY_REALM=", "PARLEY_DB="},
@@ -83,7 +99,7 @@ func TestConfigPrecedence(t *testing.T) {
 			file:  "request_deadline = \"9s\"\n",
 			env:   []string{"PARLEY_REQUEST_DEADLINE=7s"},
 			flags: map[string]string{"request-deadline": "1500ms"},
-			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, Limits: protocol.DefaultLimits(), RequestDeadline: 1500 * time.Millisecond},
+			want:  Config{Addr: defaults.Addr, DB: defaults.DB, Realm: defaults.Realm, Limits: protocol.DefaultLimits(), LogFormat: "text", RequestDeadline: 1500 * time.Millisecond},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,6 +149,8 @@ func TestConfigErrors(t *testing.T) {
 		{name: "unknown log level", file: "log_level = \"loud\"\n", want: "log_level in"},
 		{name: "metrics address without port", flags: map[string]string{"metrics-addr": "localhost"}, want: "--metrics-addr"},
 		{name: "listening database not Postgres", env: []string{"PARLEY_LISTEN_DB=sqlite:x.db"}, want: "PARLEY_LISTEN_DB"},
+		{name: "public_read not a switch", env: []string{"PARLEY_PUBLIC_READ=maybe"}, want: "not true or false"},
+		{name: "a string key as a boolean", file: "realm = true\n", want: "realm must be a string"},
 		{name: "missing config file", env: []string{"PARLEY_CONFIG=/nonexistent/parley.toml"}, want: "cannot read the config file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -175,7 +175,7 @@ func TestServe(t *testing.T) {
 		if len(code) < 20 {
 			t.Errorf("setup code %q is too short to be unguessable", code)
 		}
-		if status, body := get(t, setup.String()); status != http.StatusOK || !strings.Contains(body, `data-page="setup-pending"`) {
+		if status, body := get(t, setup.String()); status != http.StatusOK || !strings.Contains(body, `data-page="setup"`) {
 			t.Errorf("GET the setup address = %d %q", status, body)
 		}
 		if status, _ := get(t, srv.base+"/setup?code=wrong"); status != http.StatusNotFound {

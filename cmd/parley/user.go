@@ -17,6 +17,7 @@ import (
 func runUserAdd(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	name := f.String("name", "", "the account's `NAME`: it acts as human:NAME")
+	isAdmin := f.Bool("admin", false, "the account may hand out and revoke tokens in the pages")
 	fromStdin := f.Bool("password-stdin", false, "read the password from standard input (one line) instead of a prompt")
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
@@ -61,7 +62,11 @@ func runUserAdd(ctx context.Context, s *stdio, c *command, args []string) error 
 	if err != nil {
 		return err
 	}
-	if _, err := db.CreateUser(ctx, *name, hash); errors.Is(err, storage.ErrAlreadyExists) {
+	create := db.CreateUser
+	if *isAdmin {
+		create = db.CreateAdmin
+	}
+	if _, err := create(ctx, *name, hash); errors.Is(err, storage.ErrAlreadyExists) {
 		return userExists(*name)
 	} else if err != nil {
 		return fmt.Errorf("creating user %s: %w", *name, err)

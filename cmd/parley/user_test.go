@@ -28,6 +28,15 @@ func TestUserAdd(t *testing.T) {
 			}
 		}
 
+		if u.Admin {
+			t.Error("user add without --admin made an administrator")
+		}
+		invocation{args: []string{"user", "add", "--admin", "--name", "root", "--password-stdin", "--db", url}, stdin: "correct horse battery\n"}.
+			run(t).ok(t, "user add --admin")
+		if r, err := openDB(t, url).UserByName(context.Background(), "root"); err != nil || !r.Admin {
+			t.Errorf("user add --admin: %+v, %v; want an administrator", r, err)
+		}
+
 		invocation{args: []string{"user", "add", "--name", "alice", "--password-stdin", "--db", url}, stdin: "another password"}.
 			run(t).fails(t, "duplicate user", exitRuntime, "already exists")
 		// Without a trailing newline the whole input is the password.

@@ -43,6 +43,12 @@ const (
 	MaxBytes  = 1024
 )
 
+// ErrTooShort and ErrTooLong are what Check says of a password outside its bounds.
+var (
+	ErrTooShort = errors.New("the password is too short")
+	ErrTooLong  = errors.New("the password is too long")
+)
+
 // ErrMalformed means an encoded hash is not one this package wrote.
 var ErrMalformed = errors.New("password: malformed hash")
 
@@ -53,9 +59,9 @@ func Check(pw string) error {
 	case !utf8.ValidString(pw):
 		return errors.New("the password is not valid UTF-8")
 	case utf8.RuneCountInString(pw) < MinLength:
-		return fmt.Errorf("the password needs at least %d characters", MinLength)
+		return fmt.Errorf("%w: it needs at least %d characters", ErrTooShort, MinLength)
 	case len(pw) > MaxBytes:
-		return fmt.Errorf("the password may have at most %d bytes", MaxBytes)
+		return fmt.Errorf("%w: it may have at most %d bytes", ErrTooLong, MaxBytes)
 	}
 	return nil
 }

@@ -1,0 +1,167 @@
+package protocol
+
+import (
+	"context"
+	"time"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// The reading the pages need beyond § 7's list: threads by their last activity, filtered by
+// state and by whether a human still has to confirm them, and the queue of proposals. Same
+// checks as every read (the read right), same views.
+
+// BrowseQuery asks for one page of threads, the newest activity first.
+type BrowseQuery struct {
+	State       State  // "" for every state
+	Unconfirmed bool   // only threads whose state is an unconfirmed proposal
+	Cursor      string // from the previous page; "" for the first
+	Limit       int    // 0 for the default page; clamped to list_max_items
+}
+
+// Browse answers one page of threads, the newest activity first.
+func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThreadsResult, error) {
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	if q.State != "" && !IsState(q.State) {
+		return nil, Refuse(ReasonInvalidBody, "field state %q is not one of open, answered, decided, closed, deferred, obsolete, rejected", q.State)
+	}
+	var after *storage.ActivityCursor
+	if q.Cursor != "" {
+		n, err := decodeCursor("cursor", activityCursorTag, q.Cursor, 2)
+		if err != nil {
+			return nil, err
+		}
+		after = &storage.ActivityCursor{UpdatedAt: time.UnixMicro(n[0]).UTC(), ID: n[1]}
+	}
+	limit := s.pageSize(q.Limit)
+	rows, err := s.db.Read().ThreadsByActivity(ctx, string(q.State), q.Unconfirmed, after, limit+1)
+	if err != nil {
+		return nil, fault(err)
+	}
+	return threadsPage(rows, limit, func(last *storage.Thread) string {
+		return encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
+	}), nil
+}
+
+// threadsPage is a page of threads from rows read with one more than limit: the extra row
+// says that there is more, and cursor names the page's last thread for the next read.
+func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thread) string) *ListThreadsResult {
+	res := &ListThreadsResult{Threads: []*ThreadView{}}
+	if len(rows) > limit {
+		rows, res.More = rows[:limit], true
+	}
+	for i := range rows {
+		res.Threads = append(res.Threads, threadView(&rows[i]))
+	}
+	if res.More {
+		c := cursor(&rows[len(rows)-1])
+		res.Cursor = &c
+	}
+	return res
+}
+
+// Proposal is a thread whose state a model proposed, with the event that proposed it.
+type Proposal struct {
+	Thread *ThreadView `json:"thread"`
+	Event  *EventView  `json:"event"`
+}
+
+// ProposalsResult is one page of the moderation queue, the oldest proposal first.
+type ProposalsResult struct {
+	Proposals []Proposal `json:"proposals"`
+	Cursor    *string    `json:"cursor"`
+	More      bool       `json:"more"`
+}
+
+// Proposals answers one page of the unconfirmed proposals across the forum, oldest first:
+// what a human or a lock holder has left to confirm or re-mark (§ 5).
+func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit int) (*ProposalsResult, error) {
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	var after int64
+	if cursor != "" {
+		n, err := decodeCursor("cursor", proposalsCursorTag, cursor, 1)
+		if err != nil {
+			return nil, err
+		}
+		after = n[0]
+	}
+	limit = s.pageSize(limit)
+	read := s.db.Read()
+	rows, err := read.Proposals(ctx, after, limit+1)
+	if err != nil {
+		return nil, fault(err)
+	}
+	res := &ProposalsResult{Proposals: []Proposal{}}
+	if len(rows) > limit {
+		rows, res.More = rows[:limit], true
+	}
+	ids := make([]int64, 0, len(rows))
+	for _, t := range rows {
+		ids = append(ids, *t.StateEventID) // a proposal always has the event that made it
+	}
+	events, err := read.EventsByID(ctx, ids)
+	if err != nil {
+		return nil, fault(err)
+	}
+	byID := make(map[int64]*storage.Event, len(events))
+	for i := range events {
+		byID[events[i].ID] = &events[i]
+	}
+	for i := range rows {
+		p := Proposal{Thread: threadView(&rows[i])}
+		if ev, ok := byID[*rows[i].StateEventID]; ok {
+			p.Event = eventView(ev)
+		}
+		res.Proposals = append(res.Proposals, p)
+	}
+	if res.More {
+		c := encodeCursor(proposalsCursorTag, *rows[len(rows)-1].StateEventID)
+		res.Cursor = &c
+	}
+	return res, nil
+}
+
+// pageSize is the size of a page asked for: the default page when none, at most
+// list_max_items.
+func (s *Service) pageSize(limit int) int {
+	if limit <= 0 {
+		limit = 50
+	}
+	return min(limit, s.limits.ListMaxItems)
+}
+
+const (
+	activityCursorTag  = "a1"
+	proposalsCursorTag = "p1"
+)
+
+// PublicReader is the actor of a reader who is not signed in, on an instance whose operator
+// opened reading to everyone: it may read and nothing else, and it is no identity anybody
+// can speak as.
+func PublicReader() *Actor {
+	return &Actor{Identity: "public:reader", Rights: Rights{RightRead: true}}
+}
+
+// LockLabels names, of the given identities, those that hold the lock right now, with their
+// moderation label (§ 1: shown as "KI · <label>"): what the pages show beside a moderator's
+// messages. An identity with several live lock tokens shows the newest one's label.
+func (s *Service) LockLabels(ctx context.Context, a *Actor, identities []string) (map[string]string, error) {
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	tokens, err := s.db.LiveTokensOf(ctx, identities)
+	if err != nil {
+		return nil, fault(err)
+	}
+	labels := map[string]string{}
+	for i := range tokens {
+		if actor := ActorOfToken(&tokens[i]); actor.Rights.Has(RightLock) && !actor.Human {
+			labels[actor.Identity] = actor.ModerationLabel()
+		}
+	}
+	return labels, nil
+}

@@ -1,0 +1,58 @@
+package browser
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// screenshotDir is where the tests leave their screenshots, ignored by git. Current ones
+// are copied into docs/screenshots by hand, after a look at them.
+const screenshotDir = "screenshots"
+
+// viewport is a screen the screenshots are taken on.
+type viewport struct {
+	name          string
+	width, height int64
+	mobile        bool
+}
+
+var viewports = []viewport{
+	{name: "wide", width: 1280, height: 900},
+	{name: "narrow", width: 390, height: 844, mobile: true}, // a phone
+}
+
+// screenshot saves the whole page the tab shows as screenshots/<name>.png.
+func (tb *tab) screenshot(name string) {
+	tb.t.Helper()
+	png := run(tb, "screenshot "+name, chromedp.FullScreenshot(100))
+	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
+		tb.t.Fatal(err)
+	}
+	path := filepath.Join(screenshotDir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+}
+
+// screenshotPages takes every main page in both languages on each viewport: the pages as the
+// administrator sees them, and the login page as a visitor does.
+func (f *forum) screenshotPages(t *testing.T, pages []mainPage) {
+	for _, v := range viewports {
+		for _, lang := range []string{"en", "de"} {
+			opts := tabOptions{width: v.width, height: v.height, mobile: v.mobile, acceptLanguage: lang}
+			admin, visitor := f.signIn(t, opts), newTab(t, f.browser, opts)
+			for _, p := range pages {
+				tb := admin
+				if !p.signedIn {
+					tb = visitor
+				}
+				tb.open(f.base + p.path)
+				tb.screenshot(fmt.Sprintf("%s-%s-%s", p.name, lang, v.name))
+			}
+		}
+	}
+}

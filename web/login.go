@@ -1,0 +1,77 @@
+package web
+
+import (
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/views"
+	"github.com/parleyforum/parley/web/password"
+)
+
+// dummyHash is checked when the name is unknown, so that a wrong name costs the same time
+// as a wrong password and the answer tells nothing about which names exist.
+var dummyHash = func() string {
+	h, err := password.Hash("parley-no-such-account")
+	if err != nil {
+		panic(err)
+	}
+	return h
+}()
+
+// loginForm is GET /login.
+func (p *pages) loginForm(r *pageRequest) error {
+	next := localPath(r.c.Query("next"))
+	if r.user != nil {
+		return r.redirect(next)
+	}
+	n, err := p.db.CountUsers(r.c.UserContext())
+	if err != nil {
+		return err
+	}
+	return r.render(fiber.StatusOK, views.LoginPage(views.LoginForm{Next: next, NoAccount: n == 0}))
+}
+
+// login is POST /login: the same answer for a wrong name and a wrong password, and too many
+// failures refused before the password is even checked.
+func (p *pages) login(r *pageRequest) error {
+	c := r.c
+	name, pw := c.FormValue("name"), c.FormValue("password")
+	form := views.LoginForm{Name: name, Next: localPath(c.FormValue("next"))}
+	if p.logins.blocked(clientAddress(c), name) {
+		form.Error = "login.too_many"
+		return r.render(fiber.StatusTooManyRequests, views.LoginPage(form))
+	}
+	u, err := p.db.UserByName(c.UserContext(), name)
+	hash := dummyHash
+	switch {
+	case err == nil:
+		hash = u.PasswordHash
+	case !errors.Is(err, storage.ErrNotFound):
+		return err
+	}
+	ok, err := password.Verify(hash, pw)
+	if err != nil {
+		return err // a stored hash this server did not write
+	}
+	if !ok || u == nil {
+		p.logins.failed(clientAddress(c), name)
+		form.Error = "login.failed"
+		return r.render(fiber.StatusUnauthorized, views.LoginPage(form))
+	}
+	p.logins.succeeded(name)
+	r.signIn(u)
+	return r.redirect(form.Next)
+}
+
+// logout is POST /logout: the session forgets the human and gets a new CSRF token.
+func (p *pages) logout(r *pageRequest) error {
+	lang := str(r.sess, sessLang)
+	r.sess.Values = map[any]any{sessCSRF: randomToken()}
+	if lang != "" {
+		r.sess.Values[sessLang] = lang
+	}
+	r.dirty = true
+	return r.redirect("/login")
+}

@@ -1,0 +1,29 @@
+package web
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/views"
+)
+
+// queue is GET /moderation: every unconfirmed proposal, the oldest first, each with its
+// confirm and mark controls.
+func (p *pages) queue(r *pageRequest) error {
+	return p.renderQueue(r, fiber.StatusOK, views.FormState{})
+}
+
+// renderQueue shows the queue, with a refused control's refusal beside it.
+func (p *pages) renderQueue(r *pageRequest, status int, form views.FormState) error {
+	res, err := p.svc.Proposals(r.c.UserContext(), r.actor(), r.c.Query("cursor"), 0)
+	if refusal, ok := protocol.AsError(err); ok && refusal.Reason == protocol.ReasonInvalidBody {
+		return r.notFound() // a cursor this server did not give
+	} else if err != nil {
+		return err
+	}
+	q := views.Queue{Proposals: res.Proposals, Form: form}
+	if res.Cursor != nil {
+		q.Next = *res.Cursor
+	}
+	return r.render(status, views.QueuePage(q))
+}

@@ -1,0 +1,257 @@
+package web
+
+import (
+	"errors"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+	"github.com/gorilla/sessions"
+
+	"github.com/parleyforum/parley/locale"
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/views"
+)
+
+// The human side: the pages. Each route is one handler in a file of its own; every one runs
+// inside wrap, which sets the security headers, reads the session, picks the language,
+// checks the CSRF token of every POST, finds the human signed in and lets through only who
+// may see the page. A page acts through the operation layer with the Actor of its human, as
+// MCP and HTTP do with a token's; it decides no rule itself.
+
+// pages is what the handlers share.
+type pages struct {
+	svc        *protocol.Service
+	db         *storage.DB
+	store      *sessions.CookieStore
+	logins     *loginLimiter
+	publicRead bool
+	log        *slog.Logger
+}
+
+// access is who may use a route.
+type access int
+
+const (
+	anyone  access = iota // the login and setup pages
+	readers               // signed in, or anyone when reading is public
+	members               // signed in: every action
+	admins                // signed-in administrators
+)
+
+func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
+	p := &pages{
+		svc: svc, db: opts.DB, store: newSessionStore(opts.SessionKey),
+		logins: newLoginLimiter(), publicRead: opts.PublicRead, log: opts.Logger,
+	}
+	app.Get("/setup", p.wrap(anyone, p.setupForm))
+	app.Post("/setup", p.wrap(anyone, p.setup))
+	app.Get("/login", p.wrap(anyone, p.loginForm))
+	app.Post("/login", p.wrap(anyone, p.login))
+	app.Post("/logout", p.wrap(anyone, p.logout))
+
+	app.Get("/", p.wrap(readers, p.threadList))
+	app.Get("/threads/:id", p.wrap(readers, p.threadPage))
+	app.Post("/threads/:id/confirm", p.wrap(members, p.confirm))
+	app.Post("/threads/:id/mark", p.wrap(members, p.mark))
+	app.Post("/threads/:id/messages", p.wrap(members, p.reply))
+	app.Get("/moderation", p.wrap(readers, p.queue))
+
+	app.Get("/tokens", p.wrap(admins, p.tokens))
+	app.Post("/tokens", p.wrap(admins, p.createToken))
+	app.Post("/tokens/:id/revoke", p.wrap(admins, p.revokeToken))
+}
+
+// pageRequest is one request to a page, with what wrap found out about it.
+type pageRequest struct {
+	c     *fiber.Ctx
+	p     *pages
+	sess  *sessions.Session
+	dirty bool          // the session changed and its cookie must be sent again
+	user  *storage.User // nil when nobody is signed in
+	page  *views.Page
+}
+
+type pageHandler func(r *pageRequest) error
+
+func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		setPageHeaders(c)
+		// A page's database work has the deadline of any request's (docs/reliability.md).
+		bounded, cancel := p.svc.Bounded(c.UserContext())
+		defer cancel()
+		c.SetUserContext(bounded)
+		r, err := p.begin(c)
+		if unavailable(err) {
+			// Without the database nobody can be known: a page without a session says so.
+			r = &pageRequest{c: c, p: p, page: &views.Page{
+				Tr: locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))), Path: c.Path(), Now: time.Now(),
+			}}
+			return r.unavailable()
+		} else if err != nil {
+			return err
+		}
+		if err = r.guard(who, h); unavailable(err) {
+			err = r.unavailable()
+		}
+		if r.dirty {
+			if serr := saveSession(p.store, c, r.sess); serr != nil && err == nil {
+				err = serr
+			}
+		}
+		return err
+	}
+}
+
+// begin reads the session, the language and the human signed in.
+func (p *pages) begin(c *fiber.Ctx) (*pageRequest, error) {
+	r := &pageRequest{c: c, p: p, sess: loadSession(p.store, c)}
+	if str(r.sess, sessCSRF) == "" {
+		r.sess.Values[sessCSRF] = randomToken()
+		r.dirty = true
+	}
+	if lang := c.Query("lang"); locale.Is(lang) && lang != str(r.sess, sessLang) {
+		r.sess.Values[sessLang] = lang
+		r.dirty = true
+	}
+	if name := str(r.sess, sessUser); name != "" {
+		u, err := p.db.UserByName(c.UserContext(), name)
+		switch {
+		case errors.Is(err, storage.ErrNotFound):
+			delete(r.sess.Values, sessUser) // the account is gone
+			r.dirty = true
+		case err != nil:
+			return nil, err
+		default:
+			r.user = u
+		}
+	}
+	lang := locale.Match(c.Query("lang"), str(r.sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))
+	r.page = &views.Page{
+		Tr: locale.For(lang), CSRF: str(r.sess, sessCSRF),
+		Path: c.Path(), Query: queryOf(c), Now: time.Now(),
+	}
+	if r.user != nil {
+		r.page.Viewer = &views.Viewer{Name: r.user.Name, Admin: r.user.Admin}
+	}
+	return r, nil
+}
+
+// guard checks the CSRF token of a POST, then who may use the route, then runs it.
+func (r *pageRequest) guard(who access, h pageHandler) error {
+	c := r.c
+	if c.Method() == fiber.MethodPost {
+		sent := c.FormValue("csrf")
+		if sent == "" {
+			sent = c.Get("X-CSRF-Token")
+		}
+		if !sameToken(sent, str(r.sess, sessCSRF)) {
+			return r.message(fiber.StatusForbidden, "page.forbidden", "page.csrf")
+		}
+	}
+	switch {
+	case who == anyone:
+	case who == readers && (r.user != nil || r.p.publicRead):
+	case r.user == nil:
+		next := c.OriginalURL()
+		if c.Method() != fiber.MethodGet {
+			next = c.Get(fiber.HeaderReferer)
+		}
+		return r.redirect("/login?next=" + url.QueryEscape(localPath(next)))
+	case who == admins && !r.user.Admin:
+		return r.message(fiber.StatusForbidden, "page.forbidden", "page.forbidden_text")
+	}
+	return h(r)
+}
+
+// actor is who acts through the operation layer: the human signed in, or, on a page that
+// reading opened to everyone, a reader who may only read.
+func (r *pageRequest) actor() *protocol.Actor {
+	if r.user != nil {
+		a := protocol.HumanActor(r.user.Name)
+		exchangeOf(r.c).askedBy(a) // the access log names the human
+		return a
+	}
+	return protocol.PublicReader()
+}
+
+// htmx reports whether htmx sent the request, which then wants a part of the page.
+func (r *pageRequest) htmx() bool { return r.c.Get("HX-Request") == "true" }
+
+// render answers with component in status, the page data in its context.
+func (r *pageRequest) render(status int, component templ.Component) error {
+	r.c.Status(status)
+	r.c.SetUserContext(views.WithPage(r.c.UserContext(), r.page))
+	return Render(r.c, component)
+}
+
+// redirect sends the browser to target: 303 See Other for a plain request (a form post
+// becomes a GET), HX-Redirect for htmx, which would otherwise follow the 303 silently.
+func (r *pageRequest) redirect(target string) error {
+	if r.htmx() {
+		r.c.Set("HX-Redirect", target)
+		return r.c.SendStatus(fiber.StatusOK)
+	}
+	return r.c.Redirect(target, fiber.StatusSeeOther)
+}
+
+// message answers with a page that only says something, in the reader's language.
+func (r *pageRequest) message(status int, title, text string) error {
+	tr := r.page.Tr
+	return r.render(status, views.Message(tr.T(title), tr.T(text)))
+}
+
+// unavailable is the page for a database that cannot be reached: 503, retry later.
+func (r *pageRequest) unavailable() error {
+	return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
+}
+
+// notFound is the page for a thread or token that does not exist.
+func (r *pageRequest) notFound() error {
+	return r.message(fiber.StatusNotFound, "page.not_found", "page.not_found_text")
+}
+
+// signIn starts a fresh session for the human: everything the session held before, its
+// CSRF token too, is replaced, so that nothing planted before the login carries over. The
+// language chosen stays.
+func (r *pageRequest) signIn(u *storage.User) {
+	lang := str(r.sess, sessLang)
+	r.sess.Values = map[any]any{sessUser: u.Name, sessCSRF: randomToken()}
+	if lang != "" {
+		r.sess.Values[sessLang] = lang
+	}
+	r.dirty = true
+	r.user = u
+}
+
+// unavailable reports whether err means the database cannot be reached.
+func unavailable(err error) bool {
+	if refusal, ok := protocol.AsError(err); ok {
+		return refusal.Reason == protocol.ReasonUnavailable
+	}
+	return errors.Is(err, storage.ErrUnavailable)
+}
+
+// queryOf is the request's query, for links to the same page.
+func queryOf(c *fiber.Ctx) url.Values {
+	q, _ := url.ParseQuery(string(c.Request().URI().QueryString()))
+	delete(q, "lang")
+	return q
+}
+
+// localPath keeps target only when it is a path on this server, so that ?next= cannot send a
+// reader elsewhere; anything else becomes "/".
+func localPath(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil {
+		return "/"
+	}
+	if !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") || strings.Contains(u.Path, "\\") {
+		return "/"
+	}
+	return u.RequestURI()
+}
