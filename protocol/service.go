@@ -4,6 +4,7 @@
 package protocol
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"time"
@@ -16,6 +17,9 @@ type Options struct {
 	Realm   string // DefaultRealm when empty
 	Limits  Limits // DefaultLimits() when zero
 	Version string // the server's version, for the manifest
+	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
+	// artifact; nil means this instance stores no artifacts, so no such evidence can exist.
+	Artifacts func(ctx context.Context, ref string) (bool, error)
 }
 
 // Service is the operation layer. Every operation is one database transaction: a refused
@@ -28,6 +32,8 @@ type Service struct {
 	version string
 	rate    *rateLimiter
 	changes *broadcast
+	// artifacts: see Options.Artifacts.
+	artifacts func(ctx context.Context, ref string) (bool, error)
 }
 
 // New makes the operation layer over db.
@@ -48,6 +54,8 @@ func New(db *storage.DB, opts Options) *Service {
 		version: opts.Version,
 		rate:    newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
 		changes: newBroadcast(),
+
+		artifacts: opts.Artifacts,
 	}
 }
 
