@@ -158,6 +158,7 @@ func TestClaimRules(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		for _, c := range claimCases() {
 			t.Run(c.name, func(t *testing.T) {
+				t.Parallel() // each case has a database of its own
 				db := storagetest.Open(t, db.Kind())
 				runClaimCase(t, db, c)
 			})
