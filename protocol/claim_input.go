@@ -9,18 +9,27 @@ import (
 // Decoding the inputs of the dialectic operations (§ 12): strict like the envelope, every
 // refusal naming its field.
 
-// claimInput is input for an operation on one claim: the claim field, then from.
-func claimInput(a *Actor, raw []byte, limits Limits) (*object, int64, string, *Error) {
+// claimInput is input for an operation on one claim: the claim field.
+func claimInput(a *Actor, raw []byte) (*object, int64, *Error) {
 	o, err := input(a, raw)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, err
 	}
 	id, ok, err := o.id("claim", "cl_")
 	if err != nil {
-		return nil, 0, "", err
+		return nil, 0, err
 	}
 	if !ok {
-		return nil, 0, "", Refuse(ReasonInvalidBody, "field claim is missing")
+		return nil, 0, Refuse(ReasonInvalidBody, "field claim is missing")
+	}
+	return o, id, nil
+}
+
+// claimInputFrom is claimInput with from, for the operations that speak: attest, refute, verify.
+func claimInputFrom(a *Actor, raw []byte, limits Limits) (*object, int64, string, *Error) {
+	o, id, err := claimInput(a, raw)
+	if err != nil {
+		return nil, 0, "", err
 	}
 	ext, err := decodeFrom(o, limits)
 	return o, id, ext, err

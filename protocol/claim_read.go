@@ -11,16 +11,9 @@ import (
 
 // ReadClaim answers {claim}.
 func (s *Service) ReadClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimResult, error) {
-	o, err := input(a, raw)
+	o, id, err := claimInput(a, raw)
 	if err != nil {
 		return nil, err
-	}
-	id, ok, err := o.id("claim", "cl_")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, Refuse(ReasonInvalidBody, "field claim is missing")
 	}
 	if err := o.rest(); err != nil {
 		return nil, err
@@ -71,16 +64,9 @@ func threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*
 // with origin user. Marking a superseded claim with another state undoes its supersession;
 // superseded itself is given only by a newer claim (assert with supersedes).
 func (s *Service) MarkClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimResult, error) {
-	o, err := input(a, raw)
+	o, id, err := claimInput(a, raw)
 	if err != nil {
 		return nil, err
-	}
-	id, ok, err := o.id("claim", "cl_")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, Refuse(ReasonInvalidBody, "field claim is missing")
 	}
 	state, _, err := o.str("state")
 	if err != nil {

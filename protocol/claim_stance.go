@@ -56,7 +56,7 @@ func (s *Service) Verify(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 
 // stance runs attest, refute or verify in the check order of § 9.
 func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp) (*ClaimResult, error) {
-	o, id, ext, err := claimInput(a, raw, s.limits)
+	o, id, ext, err := claimInputFrom(a, raw, s.limits)
 	if err != nil {
 		return nil, err
 	}
