@@ -43,7 +43,7 @@ func TestClaimModel(t *testing.T) {
 
 // The model's actors: what the text says each may do.
 type claimRefActor struct {
-	name, identity            string
+	name, identity             string
 	write, verify, lock, human bool
 }
 
