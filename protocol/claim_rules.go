@@ -14,17 +14,13 @@ func CheckSelfAttestation(a *Actor, op ClaimOp, asserter string) *Error {
 	return nil
 }
 
-// CheckOncePerIdentity: an identity attests a claim once and verifies it once.
-func CheckOncePerIdentity(a *Actor, op ClaimOp, stances []storage.Stance) *Error {
-	if op != OpAttest && op != OpVerify {
+// CheckOncePerIdentity: an identity attests a claim once and verifies it once. already says
+// whether the actor's identity has taken this stance on the claim before.
+func CheckOncePerIdentity(a *Actor, op ClaimOp, claimID int64, already bool) *Error {
+	if (op != OpAttest && op != OpVerify) || !already {
 		return nil
 	}
-	for _, s := range stances {
-		if s.Kind == string(op) && s.Identity == a.Identity {
-			return Refuse(ReasonAlreadyAttested, "%s has already %s this claim (%s)", a.Identity, map[ClaimOp]string{OpAttest: "attested", OpVerify: "verified"}[op], stanceKey(&s))
-		}
-	}
-	return nil
+	return Refuse(ReasonAlreadyAttested, "%s has already %s %s", a.Identity, map[ClaimOp]string{OpAttest: "attested", OpVerify: "verified"}[op], ClaimKey(claimID))
 }
 
 // CheckSupersedeAuthority: superseding a claim needs to be its asserter's identity, or to have

@@ -97,14 +97,21 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		if err := CheckSelfAttestation(a, op.op, claim.Identity); err != nil {
 			return nil, err
 		}
-		stances, err := c.f.StancesOf(ctx, []int64{claim.ID})
-		if err != nil {
+		already := false
+		if op.op != OpRefute {
+			if already, err = c.f.HasStance(ctx, claim.ID, op.kind, a.Identity); err != nil {
+				return nil, err
+			}
+		}
+		if err := CheckOncePerIdentity(a, op.op, claim.ID, already); err != nil {
 			return nil, err
 		}
-		if err := CheckOncePerIdentity(a, op.op, stances); err != nil {
-			return nil, err
+		facts := ClaimFacts{State: ClaimState(claim.State), Expired: Expired(claim.ValidUntil, c.now)}
+		if op.op == OpVerify {
+			if facts.Verifiers, err = c.f.CountStances(ctx, claim.ID, storage.StanceVerify); err != nil {
+				return nil, err
+			}
 		}
-		facts := ClaimFacts{State: ClaimState(claim.State), Expired: Expired(claim.ValidUntil, c.now), Verifiers: countStances(stances, storage.StanceVerify)}
 		next, refusal := ClaimNext(op.op, facts, s.limits.VerifyQuorum)
 		if refusal != nil {
 			return nil, refusal
@@ -135,14 +142,4 @@ func (c *claimTx) lockedClaim(ctx context.Context, id int64) (*storage.Claim, er
 		return nil, err
 	}
 	return c.f.Claim(ctx, id)
-}
-
-func countStances(stances []storage.Stance, kind string) int {
-	n := 0
-	for _, s := range stances {
-		if s.Kind == kind {
-			n++
-		}
-	}
-	return n
 }

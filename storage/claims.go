@@ -120,3 +120,16 @@ func (f *Forum) Supersedes(ctx context.Context, id int64) ([]int64, error) {
 	err := f.q.NewSelect().Model((*Claim)(nil)).Column("id").Where("superseded_by = ?", id).Order("id").Scan(ctx, &out)
 	return out, translate(err)
 }
+
+// HasStance reports whether identity has taken a stance of kind on a claim.
+func (f *Forum) HasStance(ctx context.Context, claimID int64, kind, identity string) (bool, error) {
+	ok, err := f.q.NewSelect().Model((*Stance)(nil)).
+		Where("claim_id = ?", claimID).Where("kind = ?", kind).Where("identity = ?", identity).Exists(ctx)
+	return ok, translate(err)
+}
+
+// CountStances counts the stances of kind on a claim.
+func (f *Forum) CountStances(ctx context.Context, claimID int64, kind string) (int, error) {
+	n, err := f.q.NewSelect().Model((*Stance)(nil)).Where("claim_id = ?", claimID).Where("kind = ?", kind).Count(ctx)
+	return int(n), translate(err)
+}
