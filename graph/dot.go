@@ -56,9 +56,15 @@ func WriteDOT(w io.Writer, g *Graph) error {
 	var b strings.Builder
 	b.WriteString("digraph parley {\n  rankdir=BT;\n  node [style=filled, fillcolor=\"#ffffff\", fontname=\"Helvetica\"];\n")
 	for _, n := range g.Nodes {
+		// id and class reach the SVG that Graphviz draws (<g id="cl_1" class="node claim …">),
+		// so that a page can find and style each node.
+		class := n.Type
+		if n.Type == TypeClaim {
+			class += " certainty-" + n.Certainty + " grounded-" + string(n.Grounded)
+		}
 		attrs := [][2]string{
 			{"label", dotLabel(n)}, {"shape", nodeShapes[n.Type]}, {"type", n.Type}, {"thread", n.Thread},
-			{"time", n.At.UTC().Format(time.RFC3339Nano)},
+			{"time", n.At.UTC().Format(time.RFC3339Nano)}, {"id", n.ID}, {"class", class},
 		}
 		if n.Type == TypeClaim {
 			attrs = append(attrs, [2]string{"fillcolor", CertaintyColours[n.Certainty]}, [2]string{"state", n.State},

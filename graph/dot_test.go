@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"io"
 	"strings"
 	"testing"
 
@@ -74,22 +75,43 @@ func TestRenderSVG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	classes := map[string]string{} // <g> id -> class, as an XML reader sees them
 	dec := xml.NewDecoder(bytes.NewReader(svg))
 	for {
-		if _, err := dec.Token(); err != nil {
-			if err.Error() != "EOF" {
-				t.Fatalf("the SVG is not well-formed XML: %v", err)
-			}
+		tok, err := dec.Token()
+		if err == io.EOF {
 			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		if el, ok := tok.(xml.StartElement); ok && el.Name.Local == "g" {
+			var id, class string
+			for _, a := range el.Attr {
+				switch a.Name.Local {
+				case "id":
+					id = a.Value
+				case "class":
+					class = a.Value
+				}
+			}
+			classes[id] = class
 		}
 	}
 	text := string(svg)
-	if !strings.Contains(text, "<svg") {
-		t.Fatalf("no <svg> element:\n%s", text)
+	if !strings.HasPrefix(text, "<svg") {
+		t.Fatalf("the SVG does not begin with its <svg> element:\n%.300s", text)
 	}
 	for _, n := range g.Nodes {
 		if !strings.Contains(text, "<title>"+n.ID+"</title>") {
 			t.Errorf("node %s is not drawn", n.ID)
+		}
+		class := n.Type
+		if n.Type == TypeClaim {
+			class += " certainty-" + n.Certainty + " grounded-" + string(n.Grounded)
+		}
+		if classes[n.ID] != "node "+class {
+			t.Errorf("node %s is a <g> of class %q, want %q", n.ID, classes[n.ID], "node "+class)
 		}
 		if n.Type == TypeClaim && !strings.Contains(text, `fill="`+CertaintyColours[n.Certainty]+`"`) {
 			t.Errorf("claim %s is not filled with the colour of %s", n.ID, n.Certainty)

@@ -9,8 +9,10 @@ import (
 	"github.com/goccy/go-graphviz"
 )
 
-// RenderSVG lays the graph out on the server and draws it as SVG, the claims filled by their
-// certainty (CertaintyColours), for a page to embed. Graphviz runs compiled to WebAssembly
+// RenderSVG lays the graph out on the server and draws it as an <svg> element, the claims
+// filled by their certainty (CertaintyColours), for a page to embed inline: each node is a
+// <g> with the node's id and the classes of its type (claims also certainty-<c> and
+// grounded-<label>). Graphviz runs compiled to WebAssembly
 // inside the process (github.com/goccy/go-graphviz): no cgo, no system package. Graphviz's
 // WebAssembly instance is shared, so graphs are parsed and drawn one at a time.
 func RenderSVG(ctx context.Context, g *Graph) ([]byte, error) {
@@ -33,7 +35,13 @@ func RenderSVG(ctx context.Context, g *Graph) ([]byte, error) {
 	if err := gv.Render(ctx, parsed, graphviz.SVG, &svg); err != nil {
 		return nil, fmt.Errorf("graphviz cannot lay the graph out: %w", err)
 	}
-	return svg.Bytes(), nil
+	// Inline in HTML the document is the <svg> element alone: no XML declaration, no DOCTYPE,
+	// no comments before it.
+	out := svg.Bytes()
+	if i := bytes.Index(out, []byte("<svg")); i > 0 {
+		out = out[i:]
+	}
+	return out, nil
 }
 
 // Graphviz is compiled from WebAssembly once per process, which takes a moment; one instance
