@@ -22,7 +22,7 @@ var CertaintyColours = map[string]string{
 
 var nodeShapes = map[string]string{
 	TypeClaim: "box", TypeAttestation: "ellipse", TypeRefutation: "octagon",
-	TypeVerification: "doublecircle", TypeMessage: "note",
+	TypeVerification: "doubleoctagon", TypeMessage: "note",
 }
 
 // dotQuote writes s as a DOT quoted string.
@@ -46,15 +46,20 @@ func dotLabel(n *Node) string {
 		return fmt.Sprintf("%s [%s, %s]\n%s", n.ID, n.Certainty, n.Grounded, shorten(n.Statement, 60))
 	case TypeMessage:
 		return fmt.Sprintf("%s %s\n%s", n.ID, n.By, shorten(n.Text, 40))
-	default:
+	case TypeVerification, TypeAttestation, TypeRefutation:
+		if n.Text == "" {
+			return n.Type + " " + n.By
+		}
 		return fmt.Sprintf("%s %s\n%s", n.Type, n.By, shorten(n.Text, 40))
+	default:
+		return n.ID
 	}
 }
 
 // WriteDOT writes g as a DOT digraph.
 func WriteDOT(w io.Writer, g *Graph) error {
 	var b strings.Builder
-	b.WriteString("digraph parley {\n  rankdir=BT;\n  node [style=filled, fillcolor=\"#ffffff\", fontname=\"Helvetica\"];\n")
+	b.WriteString("digraph parley {\n  rankdir=BT;\n  node [style=filled, fillcolor=\"#ffffff\", fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	for _, n := range g.Nodes {
 		// id and class reach the SVG that Graphviz draws (<g id="cl_1" class="node claim …">),
 		// so that a page can find and style each node.
