@@ -3,6 +3,9 @@ package web_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
+
+	"github.com/parleyforum/parley/protocol"
 )
 
 // The parity cases of the dialectic profile (§ 12): every claim operation, accepted, and
@@ -51,6 +54,10 @@ func claimParityCases() []parityCase {
 		{name: "claim: attesting one's own", as: "alice", prepare: asserted, tool: "claim_attest", args: `{"claim":"cl_1","evidence":` + proof + `}`, want: "self_attestation"},
 		{name: "claim: attesting twice", as: "bob", prepare: supported, tool: "claim_attest", args: `{"claim":"cl_1","evidence":` + proof + `}`, want: "already_attested"},
 		{name: "claim: verifying what is unverified", as: "human", prepare: asserted, tool: "claim_verify", args: `{"claim":"cl_1"}`, want: "invalid_transition"},
+		{name: "claim: an over-long request", as: "bob", tool: "claim_assert", args: `{"thread":"$th","evidence":` + proof + `,"statement":"` + strings.Repeat("x", protocol.DefaultLimits().RequestMaxBytes) + `"}`, want: "payload_too_large"},
+		// Alice's ask spent her one write of the minute.
+		{name: "claim: too many writes", as: "alice", limits: func(l *protocol.Limits) { l.WritesPerMinute = 1 },
+			tool: "claim_assert", args: `{"thread":"$th","statement":"8080","evidence":` + proof + `}`, want: "rate_limited"},
 	}
 }
 
