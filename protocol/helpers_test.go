@@ -267,7 +267,8 @@ func replayThread(evs []*protocol.EventView) (replayedState, error) {
 func checkReplay(t *testing.T, svc *protocol.Service, th string) {
 	t.Helper()
 	got := thread(t, svc, th)
-	evs := events(t, svc, th)
+	evs, claimEvs := splitEvents(events(t, svc, th), th)
+	checkClaimReplay(t, svc, th, claimEvs)
 	r, err := replayThread(evs)
 	if err != nil {
 		t.Errorf("replaying %s: %v\n%s", th, err, jsonOf(evs))

@@ -42,6 +42,8 @@ type ProfileInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	About   string `json:"about"`
+	// Dialectic is the description of the dialectic profile (§ 12); nil for the others.
+	*Dialectic
 }
 
 // Transports are where the two bindings live.

@@ -12,7 +12,7 @@ import (
 type ReadThreadResult struct {
 	Thread   *ThreadView    `json:"thread"`
 	Messages []*MessageView `json:"messages"`
-	Claims   []any          `json:"claims"`
+	Claims   []*ClaimView   `json:"claims"`
 }
 
 // ReadThread answers {thread} with the thread, its message tree nested by parent (siblings in
@@ -37,7 +37,11 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	return &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs), Claims: []any{}}, nil
+	claims, err2 := threadClaims(ctx, read, id)
+	if err2 != nil {
+		return nil, fault(err2)
+	}
+	return &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs), Claims: claims}, nil
 }
 
 // messageTree nests messages by parent; msgs come in order of creation, so siblings do too.

@@ -19,6 +19,9 @@ type Options struct {
 	// Deadline bounds the database work of one request (a long poll's wait excepted, not its
 	// reads); DefaultDeadline when zero.
 	Deadline time.Duration
+	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
+	// artifact; nil means this instance stores no artifacts, so no such evidence can exist.
+	Artifacts func(ctx context.Context, ref string) (bool, error)
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -45,6 +48,8 @@ type Service struct {
 	// failedAuths counts failed authentications per client address.
 	failedAuths *rateLimiter
 	waits       *waitSlots
+	// artifacts: see Options.Artifacts.
+	artifacts func(ctx context.Context, ref string) (bool, error)
 }
 
 // New makes the operation layer over db.
@@ -70,6 +75,7 @@ func New(db *storage.DB, opts Options) *Service {
 		rate:        newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
 		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
+		artifacts:   opts.Artifacts,
 	}
 }
 

@@ -25,15 +25,16 @@ func op[T any](f func(context.Context, *protocol.Actor, []byte) (*T, error)) ope
 // apiRoute is one row of § 10's table of HTTP routes.
 type apiRoute struct {
 	method string
-	path   string // ":id" is a thread, prefixed (th_7) or bare (7)
+	path   string // ":id" is a thread, prefixed (th_7) or bare (7), unless id says otherwise
+	id     pathID // what :id stands for; the zero value means a thread
 	status int    // of an accepted request
 	op     operation
 	public bool // answers without a token
 	waits  bool // may wait for news (a long poll), which a shutdown ends
 }
 
-// apiRoutes is § 10's table, without the claims, artifacts and feed, which register
-// themselves.
+// apiRoutes is § 10's table, without the claims (claimRoutes), artifacts and feed, which
+// register themselves.
 func apiRoutes(svc *protocol.Service) []apiRoute {
 	const get, post, ok = fiber.MethodGet, fiber.MethodPost, fiber.StatusOK
 	return []apiRoute{
@@ -62,7 +63,7 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Met
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range apiRoutes(svc) {
+	for _, r := range append(apiRoutes(svc), claimRoutes(svc)...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
@@ -98,7 +99,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 			return a.writeError(c, err)
 		}
 		ex.askedBy(actor)
-		raw, bad := requestInput(c, r.method == fiber.MethodPost)
+		id := r.id
+		if id == (pathID{}) {
+			id = threadPath
+		}
+		raw, bad := requestInput(c, r.method == fiber.MethodPost, id)
 		if bad != nil {
 			if actor != nil || r.public {
 				return writeRefusal(c, bad)
@@ -120,6 +125,9 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 			return a.writeError(c, err)
 		}
 		ex.ended(res, nil)
+		if doc, ok := res.(document); ok && doc.IsDocument() {
+			return writeDocument(c, r.status, doc)
+		}
 		return writeJSON(c, r.status, res)
 	}
 }

@@ -21,18 +21,18 @@ func requestSize(c *fiber.Ctx) int {
 
 // requestInput builds the JSON input object of an operation from the request: the JSON body
 // (withBody, for POST), one string field per query parameter (an array of strings when the
-// parameter repeats), and the path's :id as field thread. The operation decodes the object
+// parameter repeats), and the path's :id as the field the route names (thread, or claim). The operation decodes the object
 // and refuses what does not belong in it, so an unknown query parameter is its invalid_body
 // like an unknown body field. What only HTTP can get wrong is refused here, as invalid_body: a
 // body that is not declared JSON, a field given both in the query and in the body, and a
-// thread that differs from the path's.
+// thread (or claim) that differs from the path's.
 //
 // A body that is not a JSON object is passed on unchanged, for the operation to refuse in its
 // own words.
 //
 // Without query parameters or a path id the body alone is the input, and is passed on as it
 // came: taking it apart and writing it again would give the operation the same object.
-func requestInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
+func requestInput(c *fiber.Ctx, withBody bool, id pathID) ([]byte, *protocol.Error) {
 	if c.Context().QueryArgs().Len() == 0 && c.Params("id") == "" {
 		return bodyInput(c, withBody)
 	}
@@ -56,8 +56,8 @@ func requestInput(c *fiber.Ctx, withBody bool) ([]byte, *protocol.Error) {
 	if e := addQuery(c, fields); e != nil {
 		return nil, e
 	}
-	if id := c.Params("id"); id != "" {
-		if e := addPathThread(fields, id); e != nil {
+	if value := c.Params("id"); value != "" {
+		if e := addPathID(fields, id, value); e != nil {
 			return nil, e
 		}
 	}
@@ -130,17 +130,25 @@ func addQuery(c *fiber.Ctx, fields map[string]json.RawMessage) *protocol.Error {
 	return nil
 }
 
-// addPathThread sets field thread to the path's id. An input that names a thread itself must
-// name the same one, in any of its forms (th_7, 7, "7").
-func addPathThread(fields map[string]json.RawMessage, id string) *protocol.Error {
-	path, _ := json.Marshal(id)
-	if given, ok := fields["thread"]; ok {
-		want, okPath := protocol.ParseIDString(id, "th_")
-		got, okGiven := protocol.ParseID(given, "th_")
+// pathID is the field a route's :id stands for, and the prefix of its ids.
+type pathID struct{ field, prefix string }
+
+var (
+	threadPath = pathID{"thread", "th_"}
+	claimPath  = pathID{"claim", "cl_"}
+)
+
+// addPathID sets the route's field to the path's id. An input that names it itself must name
+// the same one, in any of its forms (th_7, 7, "7").
+func addPathID(fields map[string]json.RawMessage, id pathID, value string) *protocol.Error {
+	path, _ := json.Marshal(value)
+	if given, ok := fields[id.field]; ok {
+		want, okPath := protocol.ParseIDString(value, id.prefix)
+		got, okGiven := protocol.ParseID(given, id.prefix)
 		if !okPath || !okGiven || want != got {
-			return protocol.Refuse(protocol.ReasonInvalidBody, "field thread (%s) is not the thread of the path (%s); leave it out", given, id)
+			return protocol.Refuse(protocol.ReasonInvalidBody, "field %s (%s) is not the %s of the path (%s); leave it out", id.field, given, id.field, value)
 		}
 	}
-	fields["thread"] = path
+	fields[id.field] = path
 	return nil
 }

@@ -99,13 +99,13 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 			prepare: func(f *forum, _, _ string) { takeDown(f.t, f.db) },
 			tool:    "read_thread", args: `{"thread":"$th"}`, want: "unavailable"},
 	}
+	cases = append(cases, claimParityCases()...)
 	reasons := map[string]bool{}
 	for _, c := range cases {
 		reasons[c.want] = true
 	}
 	for _, r := range protocol.Reasons {
-		claims := r.Reason == protocol.ReasonSelfAttestation || r.Reason == protocol.ReasonAlreadyAttested // § 12
-		if !claims && !reasons[string(r.Reason)] {
+		if !reasons[string(r.Reason)] {
 			t.Errorf("no case for reason %s", r.Reason)
 		}
 	}
@@ -215,12 +215,17 @@ func runOverHTTP(t *testing.T, kind storage.Kind, c parityCase) parityAnswer {
 	if r.status >= 400 {
 		outcome = r.reason()
 	}
+	if format := graphFormat(c); outcome == "ok" && format != "" && format != "json" {
+		// The graph as a document: over MCP its text is the content of {format, media_type, content}.
+		media, _, _ := strings.Cut(r.header.Get("Content-Type"), ";")
+		r.json = map[string]any{"format": format, "media_type": media, "content": string(r.body)}
+	}
 	return parityAnswer{outcome, comparable(r.status, r.json), string(r.body)}
 }
 
 // okStatus is the HTTP status of an accepted call of the tool.
 func okStatus(tool string) int {
-	if tool == "send" {
+	if tool == "send" || tool == "claim_assert" {
 		return http.StatusCreated
 	}
 	return http.StatusOK
@@ -239,9 +244,15 @@ func httpOf(t *testing.T, tool, args string) request {
 		"inbox":        {http.MethodGet, "/v1/inbox"},
 		"confirm":      {http.MethodPost, "/v1/threads/{thread}/confirm"},
 		"mark":         {http.MethodPost, "/v1/threads/{thread}/mark"},
+		"claim_assert": {http.MethodPost, "/v1/claims"},
+		"claim_attest": {http.MethodPost, "/v1/claims/{claim}/attest"},
+		"claim_refute": {http.MethodPost, "/v1/claims/{claim}/refute"},
+		"claim_verify": {http.MethodPost, "/v1/claims/{claim}/verify"},
+		"claim_read":   {http.MethodGet, "/v1/claims/{claim}"},
+		"claim_graph":  {http.MethodGet, "/v1/graph"},
 	}
 	route := routes[tool]
-	if tool == "send" {
+	if tool == "send" || tool == "claim_assert" {
 		return request{method: route.method, target: route.path, body: args}
 	}
 	fields := map[string]any{}
@@ -251,9 +262,11 @@ func httpOf(t *testing.T, tool, args string) request {
 		}
 	}
 	path := route.path
-	if strings.Contains(path, "{thread}") {
-		path = strings.Replace(path, "{thread}", url.PathEscape(fmt.Sprint(fields["thread"])), 1)
-		delete(fields, "thread")
+	for _, field := range []string{"thread", "claim"} {
+		if strings.Contains(path, "{"+field+"}") {
+			path = strings.Replace(path, "{"+field+"}", url.PathEscape(fmt.Sprint(fields[field])), 1)
+			delete(fields, field)
+		}
 	}
 	if route.method == http.MethodPost {
 		body := ""
@@ -289,6 +302,8 @@ func comparable(status int, obj map[string]any) any {
 var (
 	timestamp  = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$`)
 	waitFigure = regexp.MustCompile(`\d+ seconds`)
+	// embeddedTime is a time inside a document: RFC 3339, or AIF's "2006-01-02 15:04:05".
+	embeddedTime = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?`)
 )
 
 func withoutTimes(v any) any {
@@ -301,6 +316,8 @@ func withoutTimes(v any) any {
 				out[k] = "<seconds>"
 			case k == "cursor" && v["items"] != nil:
 				out[k] = "<cursor>"
+			case k == "content" && v["format"] != nil: // a graph document: the times inside it
+				out[k] = embeddedTime.ReplaceAllString(inner.(string), "<time>")
 			case k == "message" && v["reason"] == string(protocol.ReasonRateLimited):
 				out[k] = waitFigure.ReplaceAllString(inner.(string), "<n> seconds")
 			default:

@@ -58,7 +58,8 @@ const bob = await connect(tokenB);
 
 const { tools } = await alice.listTools();
 const names = tools.map((t) => t.name).sort();
-const want = ["confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "send"];
+const want = ["claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute", "claim_verify",
+  "confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "send"];
 check(JSON.stringify(names) === JSON.stringify(want), "tools/list names the tools", names);
 check(tools.every((t) => t.inputSchema.additionalProperties === false), "every input schema is closed", tools);
 
@@ -87,6 +88,18 @@ check(!result.isError && root?.id === question && root.replies?.[0]?.body === "8
 result = await call(alice, "send", { kind: "answer", thread, parent: question, body: "I answer myself." });
 check(result.isError === true && result.structuredContent?.reason === "self_reply" && result.structuredContent.status === 409,
   "answering one's own message is refused as self_reply", result);
+
+const proof = [{ kind: "log", ref: "listening on http://127.0.0.1:8080" }];
+result = await call(alice, "claim_assert", { thread, statement: "The server listens on 8080.", evidence: proof });
+check(!result.isError && result.structuredContent.claim?.state === "unverified", "a claim is asserted", result.structuredContent);
+const claim = result.structuredContent.claim.id;
+result = await call(alice, "claim_attest", { claim, evidence: proof });
+check(result.isError === true && result.structuredContent?.reason === "self_attestation", "attesting one's own claim is refused", result);
+result = await call(bob, "claim_attest", { claim, evidence: proof, note: "seen it too" });
+check(!result.isError && result.structuredContent.claim?.state === "supported", "another identity's attestation supports it", result.structuredContent);
+result = await call(bob, "claim_graph", { thread, format: "graphml" });
+check(!result.isError && result.structuredContent.format === "graphml" && result.structuredContent.content.includes(claim),
+  "the claim graph as GraphML", result.structuredContent);
 
 result = await call(anonymous, "inbox", {});
 check(result.isError === true && result.structuredContent?.reason === "unauthenticated", "inbox without a token is unauthenticated", result);

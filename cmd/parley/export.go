@@ -1,19 +1,51 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/parleyforum/parley/graph"
+	"github.com/parleyforum/parley/protocol"
 )
 
-// runExport takes the flags of the documented export so that scripts written against
-// OPERATOR.md get the honest answer below rather than a flag error. The claim graph it
-// writes comes with the claims.
+// runExport writes the claim graph of one thread or of the whole forum to standard output
+// (PROTOCOL.md § 12); in JSON also the threads, messages, events and claims.
 func runExport(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
-	f.String("thread", "", "export only this thread (th_N)")
-	f.String("format", "json", "json, graphml, dot or aif")
+	thread := f.String("thread", "", "export only this `thread` (th_N)")
+	format := f.String("format", "json", "the `format`: "+strings.Join(graph.FormatNames(), ", "))
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
-	return errors.New("export: not available yet")
+	if _, ok := graph.FormatByName(*format); !ok {
+		return usagef("export: --format %q is not one of %s", *format, strings.Join(graph.FormatNames(), ", "))
+	}
+	var threadID int64
+	if *thread != "" {
+		id, ok := protocol.ParseIDString(*thread, "th_")
+		if !ok {
+			return usagef("export: --thread %q is not a thread id (th_N)", *thread)
+		}
+		threadID = id
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	svc := protocol.New(db, protocol.Options{Realm: cfg.Realm})
+	out := bufio.NewWriter(s.out)
+	if err := svc.WriteExport(ctx, threadID, *format, out); err != nil {
+		if e, ok := protocol.AsError(err); ok {
+			return fmt.Errorf("export: %s", e.Message)
+		}
+		return fmt.Errorf("export: %w", err)
+	}
+	return out.Flush()
 }

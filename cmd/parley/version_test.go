@@ -48,5 +48,5 @@ func TestVersionHelpExport(t *testing.T) {
 		t.Errorf("help token printed %q", out)
 	}
 
-	parley(t, "export", "--format", "dot").fails(t, "export", exitRuntime, "not available yet")
+	parley(t, "export", "--format", "svg").fails(t, "export", exitUsage, "not one of json, graphml, dot, aif")
 }

@@ -22,24 +22,14 @@ func object(props schema, required ...string) schema {
 	return s
 }
 
-// result is an output schema: the tool's result, an object with these fields, or the
-// refusal of § 9, which a refused call carries as its structuredContent. Clients check
-// structuredContent against the output schema even when isError is set (the TypeScript SDK
-// does), so a schema without the refusal would turn every refusal into a client error. Both
-// are open to additions, so that a server that adds a field never breaks a client.
-func result(props schema, required ...string) schema {
-	ok := schema{"properties": props}
-	if len(required) > 0 {
-		ok["required"] = required
-	}
-	return schema{"type": "object", "anyOf": []schema{ok, refusalSchema}}
-}
-
-var refusalSchema = schema{
-	"properties": schema{"reason": schema{"type": "string"}, "message": schema{"type": "string"},
-		"status": schema{"type": "integer"}, "retry_after": schema{"type": "integer"}},
-	"required": []string{"reason", "message", "status"},
-}
+// result is an output schema: the tool's result, an object with these fields. None of them
+// is required, so that the refusal of § 9, which a refused call carries as its
+// structuredContent, is valid against it too: clients check structuredContent against the
+// output schema even when isError is set (the TypeScript SDK does), and a schema that the
+// refusal broke would turn every refusal into a client error. A branch of its own for the
+// refusal in every tool would cost each client's context about 200 bytes a tool. The schema
+// is open to additions, so that a server that adds a field never breaks a client.
+func result(props schema) schema { return schema{"type": "object", "properties": props} }
 
 func str(description string) schema { return described(schema{"type": "string"}, description) }
 

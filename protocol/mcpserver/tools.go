@@ -34,13 +34,13 @@ func (h *Handler) tools() []tool {
 	s, l := h.svc, h.svc.Limits()
 	thread := str("th_<n>")
 	since := str("the cursor a previous call returned")
-	return []tool{{
+	return append([]tool{{
 		name: "get_manifest",
 		description: "The rules of this Parley instance: the nine kinds (what each needs, which state it marks, its default parent), " +
 			"states and transitions, limits, refusal reasons, and with a token who you are (you). Read it before you speak. Needs no token.",
 		input: object(nil),
 		output: result(schema{"parley": str(""), "realm": str(""), "limits": anyObject, "kinds": objectList,
-			"transitions": objectList, "reasons": objectList, "you": anyObject}, "parley", "limits", "kinds"),
+			"transitions": objectList, "reasons": objectList, "you": anyObject}),
 		readOnly: true,
 		run:      op(s.GetManifest),
 	}, {
@@ -61,13 +61,14 @@ func (h *Handler) tools() []tool {
 			"provenance": object(schema{"model": str(""), "client": str("")}),
 			"parley":     enum("protocol version, optional", []string{"1"}),
 		}, "kind", "body"),
-		output: result(schema{"message": anyObject, "thread": anyObject}, "message", "thread"),
+		// message is a string in a refusal ({reason, message, status}), which must fit too.
+		output: result(schema{"message": schema{"type": []string{"object", "string"}}, "thread": anyObject}),
 		run:    op(s.Send),
 	}, {
 		name:        "read_thread",
 		description: "A thread: its state, whose turn it is (awaiting), its messages as a tree (replies nested by parent) and its claims.",
 		input:       object(schema{"thread": thread}, "thread"),
-		output:      result(schema{"thread": anyObject, "messages": objectList, "claims": objectList}, "thread", "messages"),
+		output:      result(schema{"thread": anyObject, "messages": objectList, "claims": objectList}),
 		readOnly:    true,
 		run:         op(s.ReadThread),
 	}, {
@@ -78,14 +79,14 @@ func (h *Handler) tools() []tool {
 			"cursor": str("the cursor of the previous page"),
 			"limit":  integer(countNote(l.ListMaxItems), 1),
 		}),
-		output:   result(schema{"threads": objectList, "cursor": nullableText, "more": flag}, "threads", "more"),
+		output:   result(schema{"threads": objectList, "cursor": nullableText, "more": flag}),
 		readOnly: true,
 		run:      op(s.ListThreads),
 	}, {
 		name:        "read_events",
 		description: "A thread's state changes, oldest first: who moved it from which state to which, and confirmations. Pass cursor back as since for newer ones.",
 		input:       object(schema{"thread": thread, "since": since}, "thread"),
-		output:      result(schema{"events": objectList, "cursor": str(""), "more": flag}, "events", "cursor"),
+		output:      result(schema{"events": objectList, "cursor": str(""), "more": flag}),
 		readOnly:    true,
 		run:         op(s.ReadEvents),
 	}, {
@@ -98,7 +99,7 @@ func (h *Handler) tools() []tool {
 			"limit":        integer(countNote(l.InboxMaxItems), 1),
 			"wait_seconds": integer(countNote(l.InboxMaxWaitSeconds), 0),
 		}),
-		output:   result(schema{"items": objectList, "cursor": str(""), "more": flag}, "items", "cursor"),
+		output:   result(schema{"items": objectList, "cursor": str(""), "more": flag}),
 		readOnly: true,
 		waits:    true,
 		run:      op(s.Inbox),
@@ -114,10 +115,10 @@ func (h *Handler) tools() []tool {
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
 		output:      moderated,
 		run:         op(s.Mark),
-	}}
+	}}, h.claimTools()...)
 }
 
-var moderated = result(schema{"thread": anyObject, "event": anyObject}, "thread", "event")
+var moderated = result(schema{"thread": anyObject, "event": anyObject})
 
 // mcpTool is the tool as tools/list announces it.
 func (t tool) mcpTool() *mcp.Tool {

@@ -3,18 +3,20 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
-// toolNames are § 10's tools of the core, plus mark (§ 5), in the order tools/list gives.
-var toolNames = []string{"confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "send"}
+// toolNames are § 10's tools of the core and of the dialectic profile, plus mark (§ 5), in
+// the order tools/list gives.
+var toolNames = []string{"claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute", "claim_verify", "confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "send"}
 
 // maxToolsListBytes keeps the tools a client carries in every turn of its context at about
 // 3,000 tokens: the details are in the manifest, read once.
@@ -60,17 +62,20 @@ func TestToolsListIsSmall(t *testing.T) {
 	}
 }
 
-// admitsRefusal reports whether an output schema has a branch for the refusal object of
-// § 9: clients validate a refused call's structuredContent against it too.
+// admitsRefusal reports whether the refusal object of § 9 is valid against an output schema:
+// clients validate a refused call's structuredContent against it too.
 func admitsRefusal(s map[string]any) bool {
-	branches, _ := s["anyOf"].([]any)
-	for _, b := range branches {
-		branch, _ := b.(map[string]any)
-		if fmt.Sprint(branch["required"]) == "[reason message status]" {
-			return true
-		}
+	raw, _ := json.Marshal(s)
+	var sch jsonschema.Schema
+	if json.Unmarshal(raw, &sch) != nil {
+		return false
 	}
-	return false
+	resolved, err := sch.Resolve(nil)
+	if err != nil {
+		return false
+	}
+	refusal := map[string]any{"reason": "not_found", "message": "thread th_9 not found", "status": 404}
+	return resolved.Validate(refusal) == nil
 }
 
 // closed checks that an object schema, and every object schema inside it, forbids other

@@ -1,0 +1,168 @@
+package protocol
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/parleyforum/parley/graph"
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 12 graph: the claim graph of one thread or of the whole forum, in the format asked for.
+
+// GraphResult is the graph in one format. In JSON (the default) it is the graph itself,
+// {nodes, edges}; in the other formats it is {format, media_type, content} with the document
+// as text, which HTTP sends as the document itself (Document).
+type GraphResult struct {
+	Format graph.Format
+	Graph  *graph.Graph
+}
+
+// MarshalJSON writes the graph, or the document in its envelope.
+func (r *GraphResult) MarshalJSON() ([]byte, error) {
+	if r.Format.Name == "json" {
+		return json.Marshal(r.Graph)
+	}
+	media, doc, _ := r.Document()
+	return json.Marshal(struct {
+		Format    string `json:"format"`
+		MediaType string `json:"media_type"`
+		Content   string `json:"content"`
+	}{r.Format.Name, media, string(doc)})
+}
+
+// Document is the graph as a document of its format, with its media type.
+func (r *GraphResult) Document() (string, []byte, error) {
+	var buf bytes.Buffer
+	err := r.Format.Write(&buf, r.Graph)
+	return r.Format.MediaType, buf.Bytes(), err
+}
+
+// Graph answers {thread?, format?}.
+func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult, error) {
+	o, err := input(a, raw)
+	if err != nil {
+		return nil, err
+	}
+	threadID, _, err := o.id("thread", "th_")
+	if err != nil {
+		return nil, err
+	}
+	name, hasFormat, err := o.str("format")
+	if err != nil {
+		return nil, err
+	}
+	if !hasFormat {
+		name = "json"
+	}
+	format, ok := graph.FormatByName(name)
+	if !ok {
+		return nil, Refuse(ReasonInvalidBody, "field format must be one of %s", strings.Join(graph.FormatNames(), ", "))
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	g, err2 := s.ClaimGraph(ctx, threadID)
+	if err2 != nil {
+		return nil, err2
+	}
+	return &GraphResult{Format: format, Graph: g}, nil
+}
+
+// ClaimGraph builds the claim graph of a thread (0: of the whole forum), grounded labels set.
+func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph, error) {
+	read := s.db.Read()
+	var claims []storage.Claim
+	var err error
+	if threadID != 0 {
+		if _, err := read.Thread(ctx, threadID); err != nil {
+			return nil, fault(notFound(err, "thread %s not found", ThreadKey(threadID)))
+		}
+		claims, err = read.ClaimsOf(ctx, threadID)
+	} else {
+		claims, err = read.ClaimsOf(ctx)
+	}
+	if err != nil {
+		return nil, fault(err)
+	}
+	ids := make([]int64, len(claims))
+	anchorIDs := make([]int64, 0, len(claims))
+	seen := map[int64]bool{}
+	for i, c := range claims {
+		ids[i] = c.ID
+		if !seen[c.AnchorID] {
+			seen[c.AnchorID] = true
+			anchorIDs = append(anchorIDs, c.AnchorID)
+		}
+	}
+	stances, err := read.StancesOf(ctx, ids)
+	if err != nil {
+		return nil, fault(err)
+	}
+	anchors, err := read.MessagesByID(ctx, anchorIDs)
+	if err != nil {
+		return nil, fault(err)
+	}
+	return buildGraph(claimViews(claims, stances, supersedesOf(claims), storage.Now()), anchors), nil
+}
+
+// buildGraph lays the claims out as § 12 says: claims and their anchor messages,
+// attestations, refutations and verifications as nodes; supports, refutes, verifies,
+// supersedes and anchored_in as edges.
+func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
+	g := &graph.Graph{Nodes: []*graph.Node{}, Edges: []*graph.Edge{}}
+	for i := range anchors {
+		m := &anchors[i]
+		g.Nodes = append(g.Nodes, &graph.Node{ID: MessageKey(m.ID), Type: graph.TypeMessage, Thread: ThreadKey(m.ThreadID),
+			By: m.Identity, Kind: m.Kind, Text: m.Body, At: m.CreatedAt.UTC()})
+	}
+	for _, c := range claims {
+		expired := c.Expired
+		g.Nodes = append(g.Nodes, &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
+			State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
+			Evidence: graphEvidence(c.Evidence), At: c.CreatedAt})
+		g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn})
+		for _, old := range c.Supersedes {
+			g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})
+		}
+		for _, group := range []struct {
+			stances   []*StanceView
+			typ, edge string
+		}{
+			{c.Attestations, graph.TypeAttestation, graph.EdgeSupports},
+			{c.Refutations, graph.TypeRefutation, graph.EdgeRefutes},
+			{c.Verifications, graph.TypeVerification, graph.EdgeVerifies},
+		} {
+			for _, st := range group.stances {
+				text := ""
+				if st.Body != nil {
+					text = *st.Body
+				} else if st.Note != nil {
+					text = *st.Note
+				}
+				g.Nodes = append(g.Nodes, &graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
+					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At})
+				g.Edges = append(g.Edges, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
+			}
+		}
+	}
+	g.LabelGrounded()
+	return g
+}
+
+func graphEvidence(items []Evidence) []graph.Evidence {
+	out := make([]graph.Evidence, len(items))
+	for i, e := range items {
+		out[i] = graph.Evidence{Kind: e.Kind, Ref: e.Ref, Note: e.Note}
+	}
+	return out
+}
+
+// IsDocument reports whether the graph goes out as a document of its own format (all but
+// the native JSON).
+func (r *GraphResult) IsDocument() bool { return r.Format.Name != "json" }

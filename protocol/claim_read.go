@@ -1,0 +1,102 @@
+package protocol
+
+import (
+	"context"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 12 read and mark: a claim with everything said for and against it, and a human's
+// re-marking of its state.
+
+// ReadClaim answers {claim}.
+func (s *Service) ReadClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimResult, error) {
+	o, id, err := claimInput(a, raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	return s.readClaim(ctx, id)
+}
+
+// readClaim reads one claim with its stances and the claims it superseded.
+func (s *Service) readClaim(ctx context.Context, id int64) (*ClaimResult, error) {
+	read := s.db.Read()
+	claim, err := read.Claim(ctx, id)
+	if err != nil {
+		return nil, fault(notFound(err, "claim %s not found", ClaimKey(id)))
+	}
+	stances, err := read.StancesOf(ctx, []int64{id})
+	if err != nil {
+		return nil, fault(err)
+	}
+	older, err := read.Supersedes(ctx, id)
+	if err != nil {
+		return nil, fault(err)
+	}
+	views := claimViews([]storage.Claim{*claim}, stances, map[int64][]int64{id: older}, storage.Now())
+	return &ClaimResult{Claim: views[0]}, nil
+}
+
+// threadClaims reads the claims of a thread with their stances, oldest first.
+func threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*ClaimView, error) {
+	claims, err := read.ClaimsOf(ctx, threadID)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(claims))
+	for i, c := range claims {
+		ids[i] = c.ID
+	}
+	stances, err := read.StancesOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	return claimViews(claims, stances, supersedesOf(claims), storage.Now()), nil
+}
+
+// MarkClaim answers {claim, state}: a human re-marks a claim's state (moderation), confirmed,
+// with origin user. Marking a superseded claim with another state undoes its supersession;
+// superseded itself is given only by a newer claim (assert with supersedes).
+func (s *Service) MarkClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimResult, error) {
+	o, id, err := claimInput(a, raw)
+	if err != nil {
+		return nil, err
+	}
+	state, _, err := o.str("state")
+	if err != nil {
+		return nil, err
+	}
+	if !markableClaimState(ClaimState(state)) {
+		return nil, Refuse(ReasonInvalidBody, "field state must be one of unverified, supported, verified, refuted")
+	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	if a == nil || !a.Human {
+		return nil, Refuse(ReasonTokenRightMissing, "mark is for humans only")
+	}
+	return s.runClaimTx(ctx, a, "", func(ctx context.Context, c *claimTx) (*storage.Claim, error) {
+		claim, err := c.lockedClaim(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.checkOpen(); err != nil {
+			return nil, err
+		}
+		if err := c.reserve(); err != nil {
+			return nil, err
+		}
+		claim.SupersededBy = nil
+		return claim, c.change(ctx, claim, OpMark, ClaimState(claim.State), ClaimState(state))
+	})
+}
+
+func markableClaimState(s ClaimState) bool {
+	return IsClaimState(s) && s != ClaimSuperseded
+}

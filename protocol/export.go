@@ -1,0 +1,106 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/parleyforum/parley/graph"
+	"github.com/parleyforum/parley/storage"
+)
+
+// The export of parley export: the claim graph of a thread or of the whole forum in one of
+// the graph formats; in JSON also the threads, messages (flat, in order of creation),
+// events and claims, so that a researcher can rebuild the forum offline.
+
+// Export is the JSON export: the native graph, and the forum beside it.
+type Export struct {
+	Parley     string         `json:"parley"`
+	ExportedAt time.Time      `json:"exported_at"`
+	Nodes      []*graph.Node  `json:"nodes"`
+	Edges      []*graph.Edge  `json:"edges"`
+	Threads    []*ThreadView  `json:"threads"`
+	Messages   []*MessageView `json:"messages"`
+	Events     []*EventView   `json:"events"`
+	Claims     []*ClaimView   `json:"claims"`
+}
+
+// WriteExport writes the export of a thread (0: the whole forum) in format to w.
+func (s *Service) WriteExport(ctx context.Context, threadID int64, format string, w io.Writer) error {
+	f, ok := graph.FormatByName(format)
+	if !ok {
+		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(graph.FormatNames(), ", "))
+	}
+	g, err := s.ClaimGraph(ctx, threadID)
+	if err != nil {
+		return err
+	}
+	if f.Name != "json" {
+		return f.Write(w, g)
+	}
+	exp, err := s.forumExport(ctx, threadID)
+	if err != nil {
+		return err
+	}
+	exp.Nodes, exp.Edges = g.Nodes, g.Edges
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(exp)
+}
+
+// forumExport reads the threads with their messages, events and claims.
+func (s *Service) forumExport(ctx context.Context, threadID int64) (*Export, error) {
+	read := s.db.Read()
+	var threads []storage.Thread
+	if threadID != 0 {
+		t, err := read.Thread(ctx, threadID)
+		if err != nil {
+			return nil, fault(notFound(err, "thread %s not found", ThreadKey(threadID)))
+		}
+		threads = []storage.Thread{*t}
+	} else {
+		for before := int64(0); ; {
+			page, err := read.ThreadsPage(ctx, "", before, 500)
+			if err != nil {
+				return nil, fault(err)
+			}
+			threads = append(threads, page...)
+			if len(page) < 500 {
+				break
+			}
+			before = page[len(page)-1].ID
+		}
+	}
+	exp := &Export{Parley: "1", ExportedAt: storage.Now(), Threads: []*ThreadView{}, Messages: []*MessageView{},
+		Events: []*EventView{}, Claims: []*ClaimView{}}
+	// Oldest thread first, as everything else in the export.
+	for i := len(threads) - 1; i >= 0; i-- {
+		t := &threads[i]
+		exp.Threads = append(exp.Threads, threadView(t))
+		msgs, err := read.Messages(ctx, t.ID)
+		if err != nil {
+			return nil, fault(err)
+		}
+		for j := range msgs {
+			exp.Messages = append(exp.Messages, messageView(&msgs[j]))
+		}
+		evs, err := read.Events(ctx, t.ID, 0, math.MaxInt32)
+		if err != nil {
+			return nil, fault(err)
+		}
+		for j := range evs {
+			exp.Events = append(exp.Events, eventView(&evs[j]))
+		}
+		claims, err := threadClaims(ctx, read, t.ID)
+		if err != nil {
+			return nil, fault(err)
+		}
+		exp.Claims = append(exp.Claims, claims...)
+	}
+	return exp, nil
+}

@@ -1,0 +1,135 @@
+package storage
+
+import (
+	"context"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// Claims of the dialectic profile and the stances taken on them (attest, refute, verify).
+// The queries run on a Forum, so that inside DB.Write a claim operation shares the
+// transaction (and the thread's row lock) of everything else it writes.
+
+// Claim is one assertion with its proof. Evidence is the JSON array of evidence items.
+type Claim struct {
+	bun.BaseModel `bun:"table:claims"`
+
+	ID               int64      `bun:"id,pk,autoincrement"`
+	ThreadID         int64      `bun:"thread_id,notnull"`
+	AnchorID         int64      `bun:"anchor_id,notnull"`
+	Statement        string     `bun:"statement,notnull"`
+	Identity         string     `bun:"identity,notnull"`
+	Extension        string     `bun:"extension,notnull"`
+	AuthorKind       string     `bun:"author_kind,notnull"`
+	State            string     `bun:"state,notnull"`
+	StateOrigin      string     `bun:"state_origin,notnull"`
+	StateConfirmedAt *time.Time `bun:"state_confirmed_at"`
+	Evidence         string     `bun:"evidence,notnull"`
+	ValidUntil       *time.Time `bun:"valid_until"`
+	SupersededBy     *int64     `bun:"superseded_by"`
+	ProvenanceModel  *string    `bun:"provenance_model"`
+	ProvenanceClient *string    `bun:"provenance_client"`
+	CreatedAt        time.Time  `bun:"created_at,notnull"`
+	UpdatedAt        time.Time  `bun:"updated_at,notnull"`
+}
+
+// Stance kinds as stored.
+const (
+	StanceAttest = "attest"
+	StanceRefute = "refute"
+	StanceVerify = "verify"
+)
+
+// Stance is an attestation, a refutation or a verification of a claim.
+type Stance struct {
+	bun.BaseModel `bun:"table:claim_stances"`
+
+	ID         int64     `bun:"id,pk,autoincrement"`
+	ClaimID    int64     `bun:"claim_id,notnull"`
+	Kind       string    `bun:"kind,notnull"`
+	Identity   string    `bun:"identity,notnull"`
+	Extension  string    `bun:"extension,notnull"`
+	AuthorKind string    `bun:"author_kind,notnull"`
+	Evidence   string    `bun:"evidence,notnull"`
+	Note       *string   `bun:"note"`
+	Body       *string   `bun:"body"`
+	CreatedAt  time.Time `bun:"created_at,notnull"`
+}
+
+// claimColumns are the columns a change of a claim writes.
+var claimColumns = []string{"state", "state_origin", "state_confirmed_at", "superseded_by", "updated_at"}
+
+// Claim reads one claim.
+func (f *Forum) Claim(ctx context.Context, id int64) (*Claim, error) {
+	c := new(Claim)
+	err := f.q.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	return c, translate(err)
+}
+
+// InsertClaim stores a new claim and sets its ID.
+func (f *Forum) InsertClaim(ctx context.Context, c *Claim) error {
+	_, err := f.q.NewInsert().Model(c).Returning("id").Exec(ctx)
+	return translate(err)
+}
+
+// UpdateClaim writes a claim's changed state and supersession.
+func (f *Forum) UpdateClaim(ctx context.Context, c *Claim) error {
+	res, err := f.q.NewUpdate().Model(c).Column(claimColumns...).WherePK().Exec(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// InsertStance stores an attestation, refutation or verification and sets its ID. A second
+// attestation or verification by the same identity is ErrAlreadyExists.
+func (f *Forum) InsertStance(ctx context.Context, s *Stance) error {
+	_, err := f.q.NewInsert().Model(s).Returning("id").Exec(ctx)
+	return translate(err)
+}
+
+// ClaimsOf reads the claims of the given threads (all threads when none are given), oldest
+// first.
+func (f *Forum) ClaimsOf(ctx context.Context, threadIDs ...int64) ([]Claim, error) {
+	var out []Claim
+	q := f.q.NewSelect().Model(&out).Order("id")
+	if len(threadIDs) > 0 {
+		q = q.Where("thread_id IN (?)", bun.In(threadIDs))
+	}
+	err := q.Scan(ctx)
+	return out, translate(err)
+}
+
+// StancesOf reads the stances on the given claims, oldest first.
+func (f *Forum) StancesOf(ctx context.Context, claimIDs []int64) ([]Stance, error) {
+	var out []Stance
+	if len(claimIDs) == 0 {
+		return out, nil
+	}
+	err := f.q.NewSelect().Model(&out).Where("claim_id IN (?)", bun.In(claimIDs)).Order("id").Scan(ctx)
+	return out, translate(err)
+}
+
+// Supersedes lists the ids of the claims that claim id superseded, oldest first.
+func (f *Forum) Supersedes(ctx context.Context, id int64) ([]int64, error) {
+	var out []int64
+	err := f.q.NewSelect().Model((*Claim)(nil)).Column("id").Where("superseded_by = ?", id).Order("id").Scan(ctx, &out)
+	return out, translate(err)
+}
+
+// HasStance reports whether identity has taken a stance of kind on a claim.
+func (f *Forum) HasStance(ctx context.Context, claimID int64, kind, identity string) (bool, error) {
+	ok, err := f.q.NewSelect().Model((*Stance)(nil)).
+		Where("claim_id = ?", claimID).Where("kind = ?", kind).Where("identity = ?", identity).Exists(ctx)
+	return ok, translate(err)
+}
+
+// CountStances counts the stances of kind on a claim.
+func (f *Forum) CountStances(ctx context.Context, claimID int64, kind string) (int, error) {
+	n, err := f.q.NewSelect().Model((*Stance)(nil)).Where("claim_id = ?", claimID).Where("kind = ?", kind).Count(ctx)
+	return int(n), translate(err)
+}
