@@ -168,3 +168,44 @@ func listening(t *testing.T, svc *protocol.Service, db *storage.DB) *protocol.In
 	}
 	return res
 }
+
+// A change that wakes a long poll while an older transaction still runs on Postgres is
+// behind the read's horizon at first; that transaction's end announces nothing, so the
+// waiter looks again shortly after a wake-up and still answers with the change, not empty
+// at the end of its wait.
+func TestLongPollSeesAChangeHeldBehindAnOlderTransaction(t *testing.T) {
+	ctx := context.Background()
+	db := storagetest.OpenIsolated(t, storage.Postgres)
+	svc := protocol.New(db, protocol.Options{})
+	alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
+	first := listening(t, svc, db)
+
+	older, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer older.Rollback()
+	if _, err := older.ExecContext(ctx, "SELECT pg_current_xact_id()"); err != nil { // takes a transaction id
+		t.Fatal(err)
+	}
+	done := make(chan *protocol.InboxResult, 1)
+	go func() {
+		res, err := svc.Inbox(ctx, bob, []byte(`{"wait_seconds":20,"since":"`+first.Cursor+`"}`))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	for db.Changes().Waiting() == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	asked := send(t, svc, alice, envelope("ask", "", "Held back?"))
+	time.Sleep(30 * time.Millisecond) // the waiter wakes and finds nothing yet
+	if err := older.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	res := <-done
+	if res == nil || len(res.Items) != 1 || res.Items[0].Thread.ID != asked.Thread.ID {
+		t.Fatalf("the long poll answered %+v, want the thread held back at first", res)
+	}
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -48,21 +47,13 @@ func TestSilentServerIsErrUnavailable(t *testing.T) {
 // deadline with ErrUnavailable, and a statement that runs longer than the statement
 // timeout is ended by Postgres itself, also ErrUnavailable. Migrations lift the timeout.
 func TestHungPostgresIsErrUnavailable(t *testing.T) {
-	dbURL, p := storagetest.NewProxiedURL(t)
 	ctx := context.Background()
-	db, err := storage.OpenWith(ctx, dbURL, storage.Options{StatementTimeout: 250 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Up(ctx, db); err != nil {
-		t.Fatalf("migrations under a statement timeout: %v", err)
-	}
+	db, p := storagetest.OpenProxied(t, storage.Options{StatementTimeout: 250 * time.Millisecond})
 	var timeout string
 	if err := db.NewRaw("SHOW statement_timeout").Scan(ctx, &timeout); err != nil || timeout != "250ms" {
 		t.Fatalf("statement_timeout = %q, %v; want 250ms", timeout, err)
 	}
-	err = db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		_, err := tx.ExecContext(ctx, "SELECT pg_sleep(2)")
 		return err
 	})

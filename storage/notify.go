@@ -72,7 +72,7 @@ func (c *Changes) Publish(key string) {
 	}
 }
 
-// Waiting is the number of keys with waiters, for tests and metrics.
+// Waiting is the number of identities waited for since they were last woken, for tests.
 func (c *Changes) Waiting() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

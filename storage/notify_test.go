@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -66,15 +65,7 @@ func TestPostgresAnnouncesInboxChanges(t *testing.T) {
 // that are announced as before.
 func TestListeningSurvivesALostConnection(t *testing.T) {
 	ctx := context.Background()
-	dbURL, proxy := storagetest.NewProxiedURL(t)
-	db, err := storage.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Up(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db, proxy := storagetest.OpenProxied(t, storage.Options{})
 	wakes := func(ch <-chan struct{}, what string) {
 		t.Helper()
 		select {

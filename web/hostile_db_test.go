@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 	"github.com/parleyforum/parley/web"
@@ -20,17 +18,8 @@ import (
 // over MCP, many at once — never 500 and never a hang; when the database answers again, so
 // does the server, without a restart.
 func TestHungDatabaseIsUnavailableNotAHang(t *testing.T) {
-	dbURL, proxy := storagetest.NewProxiedURL(t)
-	ctx := context.Background()
 	const deadline = 300 * time.Millisecond
-	db, err := storage.OpenWith(ctx, dbURL, storage.Options{StatementTimeout: deadline})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Up(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db, proxy := storagetest.OpenProxied(t, storage.Options{StatementTimeout: deadline})
 	f := &forum{t: t, db: db, logs: new(syncBuffer)}
 	f.app = web.New(web.Options{DB: db, Version: "test", RequestDeadline: deadline,
 		Logger: slog.New(slog.NewTextHandler(f.logs, nil))})

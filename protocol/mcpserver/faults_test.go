@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/storage"
@@ -50,15 +49,7 @@ func TestServerFaultIsAJSONRPCInternalError(t *testing.T) {
 // client should retry — and what needs no database still works.
 func TestUnreachableDatabaseIsUnavailable(t *testing.T) {
 	ctx := context.Background()
-	dbURL, p := storagetest.NewProxiedURL(t)
-	db, err := storage.Open(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := migrations.Up(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db, p := storagetest.OpenProxied(t, storage.Options{})
 	f := newForum(t, db, protocol.Limits{})
 	secret := f.token("alice", "read,write", false)
 	alice, anon := f.connect(secret), f.connect("")

@@ -95,8 +95,8 @@ func New(svc *protocol.Service, opts Options) *Handler {
 type requestKey struct{}
 
 // ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then lets the
-// SDK speak JSON-RPC. Authentication is
-// done per tool call (see run), so that initialize and tools/list never touch the database.
+// SDK speak JSON-RPC. Authentication is done per tool call (see run), so that initialize and
+// tools/list never touch the database.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, ok := h.readBody(w, r)
 	if !ok {

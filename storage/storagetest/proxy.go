@@ -1,12 +1,14 @@
 package storagetest
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/url"
 	"sync"
 	"testing"
 
+	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -21,9 +23,9 @@ type Proxy struct {
 	conns  []net.Conn
 }
 
-// NewProxiedURL is the URL of a fresh, empty Postgres database (as NewURL) reached through a
-// Proxy of its own, which the test can freeze or cut.
-func NewProxiedURL(t testing.TB) (string, *Proxy) {
+// OpenProxied is a fresh Postgres database, migrated, opened with opts and reached through a
+// Proxy of its own, which the test can freeze, drop or cut. It is closed when the test ends.
+func OpenProxied(t testing.TB, opts storage.Options) (*storage.DB, *Proxy) {
 	t.Helper()
 	target, err := url.Parse(NewURL(t, storage.Postgres))
 	if err != nil {
@@ -31,7 +33,16 @@ func NewProxiedURL(t testing.TB) (string, *Proxy) {
 	}
 	p := StartProxy(t, target.Host)
 	target.Host = p.Addr()
-	return target.String(), p
+	ctx := context.Background()
+	db, err := storage.OpenWith(ctx, target.String(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Up(ctx, db); err != nil {
+		t.Fatalf("migrating %s: %v", db.URL(), err)
+	}
+	return db, p
 }
 
 // StartProxy forwards connections to target (host:port) until the test ends.
