@@ -82,7 +82,7 @@ func unlimitedWrites() protocol.Limits {
 // as authenticates handle as every request does: the token lookup is a statement of its own,
 // outside any transaction.
 func (f *forum) as(handle string) *protocol.Actor {
-	a, err := f.svc.AuthenticateHeader(context.Background(), "Bearer "+f.secrets[handle])
+	a, err := f.svc.AuthenticateHeader(context.Background(), "127.0.0.1", []string{"Bearer " + f.secrets[handle]})
 	if err != nil {
 		f.t.Fatalf("authenticating %s: %v", handle, err)
 	}
