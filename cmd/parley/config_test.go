@@ -180,7 +180,7 @@ func TestOperatingOptions(t *testing.T) {
 	}
 	want := Config{Addr: "127.0.0.1:8080", DB: "sqlite:parley-data/parley.db", Realm: "ainotes", Limits: protocol.DefaultLimits(),
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("::1/128")},
-		LogFormat:      "json", LogLevel: slog.LevelDebug, MetricsAddr: "127.0.0.1:9090", ListenDB: "postgres://parley@db:5432/parley"}
+		LogFormat:      "json", LogLevel: slog.LevelDebug, MetricsAddr: "127.0.0.1:9090", ListenDB: "postgres://parley@db:5432/parley", RequestDeadline: protocol.DefaultDeadline}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
