@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -305,10 +306,17 @@ func TestSessionKey(t *testing.T) {
 // Behind TLS the session cookie is Secure; over plain HTTP (loopback, tests) it cannot be.
 func TestSecureCookieBehindTLS(t *testing.T) {
 	db := storagetest.Open(t, storage.SQLite)
-	f := newSite(t, db, web.Options{})
-	plain := f.browser(t).get("/login").header.Get("Set-Cookie")
-	tls := f.browser(t).get("/login", "X-Forwarded-Proto", "https").header.Get("Set-Cookie")
+	// The test's requests come from loopback: as a proxy there, trusted or not.
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128"), netip.MustParsePrefix("0.0.0.0/32")}
+	trusted := newSite(t, db, web.Options{TrustedProxies: loopback})
+	untrusted := newSite(t, db, web.Options{})
+	plain := trusted.browser(t).get("/login").header.Get("Set-Cookie")
+	tls := trusted.browser(t).get("/login", "X-Forwarded-Proto", "https").header.Get("Set-Cookie")
+	forged := untrusted.browser(t).get("/login", "X-Forwarded-Proto", "https").header.Get("Set-Cookie")
 	if strings.Contains(plain, "Secure") || !strings.Contains(tls, "Secure") {
 		t.Errorf("cookie over http %q, behind TLS %q: want Secure only behind TLS", plain, tls)
+	}
+	if strings.Contains(forged, "Secure") {
+		t.Errorf("cookie %q: X-Forwarded-Proto from a proxy nobody trusts made it Secure", forged)
 	}
 }
