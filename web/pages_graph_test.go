@@ -1,0 +1,98 @@
+package web_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
+	"github.com/parleyforum/parley/web"
+)
+
+// The graph page draws the claim graph as an inline SVG (a named image, each claim a node
+// filled by its certainty), lists the claims as its text alternative, filters by thread and
+// state, and offers every export format for download with the reader's session.
+func TestGraphPage(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", false)
+		b := f.signedIn(t, "ada")
+		thread, ask := f.ask(f.alice, "Which port?")
+		supported := f.assert(f.alice, thread, ask, "8080 <script>alert(1)</script>")
+		f.attest(f.bob, supported)
+		refuted := f.assert(f.bob, thread, ask, "9090")
+		f.must(f.post("/v1/claims/"+refuted+"/refute", f.alice, `{"evidence":`+proofLog+`,"body":"It printed 8080."}`), http.StatusOK)
+		other, otherAsk := f.ask(f.bob, "Which database?")
+		elsewhere := f.assert(f.bob, other, otherAsk, "SQLite by default")
+
+		p := b.get("/graph").must(t, http.StatusOK)
+		svg := p.find(`figure svg[role="img"]`)
+		if svg.Length() != 1 || svg.Find(`title#graph-svg-title`).Length() != 1 || svg.Find(`desc#graph-svg-desc`).Length() != 1 {
+			t.Fatalf("no inline SVG named by its title and description:\n%s", p.body)
+		}
+		if svg.Find(`g#`+supported+`.certainty-supported`).Length() != 1 || svg.Find(`g#`+refuted+`.certainty-refuted.grounded-out`).Length() != 1 {
+			t.Error("the SVG does not draw the claims by their certainty and grounded label")
+		}
+		if svg.Find(`g#` + elsewhere).Length() != 1 {
+			t.Error("the forum's graph lacks the other thread's claim")
+		}
+		if strings.Contains(p.body, "<script>alert") {
+			t.Error("a statement reached the page as markup")
+		}
+		for claim, state := range map[string]string{supported: "supported", refuted: "refuted", elsewhere: "unverified"} {
+			if p.find(`.graph-claims [data-claim-id="`+claim+`"][data-claim-state="`+state+`"]`).Length() != 1 {
+				t.Errorf("the text alternative lacks %s in state %s", claim, state)
+			}
+		}
+		for _, format := range []string{"json", "graphml", "dot", "aif"} {
+			if p.find(`a[download][data-format="`+format+`"][href="/graph/export?format=`+format+`"]`).Length() != 1 {
+				t.Errorf("no download link for %s", format)
+			}
+		}
+		if p.find(`nav a[href="/graph"][aria-current="page"]`).Length() != 1 {
+			t.Error("the header navigation does not mark the graph page")
+		}
+
+		for _, path := range []string{"/threads/" + thread + "/graph", "/graph?thread=" + thread} {
+			p = b.get(path).must(t, http.StatusOK)
+			if p.find(`svg g#`+supported).Length() != 1 || p.find(`svg g#`+elsewhere).Length() != 0 {
+				t.Errorf("%s does not draw only the thread's claims", path)
+			}
+			if p.find(`a[data-format="dot"][href="/graph/export?format=dot&thread=`+thread+`"]`).Length() != 1 {
+				t.Errorf("%s: the downloads are not the thread's", path)
+			}
+		}
+		p = b.get("/graph?state=refuted").must(t, http.StatusOK)
+		if p.find(`svg g#`+refuted).Length() != 1 || p.find(`svg g#`+supported).Length() != 0 || p.find(`svg g.refutation`).Length() != 1 {
+			t.Errorf("the state filter does not keep the refuted claim with its refutation alone")
+		}
+		if p.find(`select[name="state"] option[value="refuted"][selected]`).Length() != 1 {
+			t.Error("the filter form does not keep the chosen state")
+		}
+		p = b.get("/graph?state=verified").must(t, http.StatusOK)
+		if p.find("figure svg").Length() != 0 || p.find("figure .empty").Length() != 1 {
+			t.Error("a filter nothing matches draws a picture or says nothing")
+		}
+		b.get("/graph?thread=nonsense").must(t, http.StatusNotFound)
+		b.get("/graph?thread=th_999").must(t, http.StatusNotFound)
+		b.get("/threads/th_999/graph").must(t, http.StatusNotFound)
+
+		for format, media := range map[string]string{"json": "application/json", "graphml": "application/graphml+xml", "dot": "text/vnd.graphviz", "aif": "application/json"} {
+			res := b.get("/graph/export?format=" + format + "&thread=" + thread).must(t, http.StatusOK)
+			if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, media) {
+				t.Errorf("the %s download is %q", format, ct)
+			}
+			if cd := res.header.Get("Content-Disposition"); !strings.HasPrefix(cd, `attachment; filename="parley-graph-`+thread+`.`) {
+				t.Errorf("the %s download is not an attachment: %q", format, cd)
+			}
+			if !strings.Contains(res.body, supported) || strings.Contains(res.body, elsewhere+`"`) {
+				t.Errorf("the %s download is not the thread's graph", format)
+			}
+		}
+		b.get("/graph/export?format=pdf").must(t, http.StatusNotFound)
+		if res := f.browser(t).get("/graph"); res.status != http.StatusSeeOther {
+			t.Errorf("a visitor reads the graph of a closed forum: %d", res.status)
+		}
+	})
+}
