@@ -23,13 +23,9 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	var after int64
-	if cursor != "" {
-		n, err := decodeCursor("cursor", awaitingCursorTag, cursor, 1)
-		if err != nil {
-			return nil, err
-		}
-		after = n[0]
+	after, refusal := afterCursor(awaitingCursorTag, cursor)
+	if refusal != nil {
+		return nil, refusal
 	}
 	limit = s.pageSize(limit)
 	read := s.db.Read()

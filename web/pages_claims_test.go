@@ -22,6 +22,17 @@ const (
 	proofLog = `[{"kind":"log","ref":"reproduced on main"}]`
 )
 
+// claimSite is a forum with limits (zero: the defaults) in which ada has signed in, and a
+// question of alice's that claims are anchored in.
+func claimSite(t *testing.T, db *storage.DB, limits protocol.Limits) (f *forum, b *browser, thread, ask string) {
+	t.Helper()
+	f = newSite(t, db, web.Options{Limits: limits})
+	f.account("ada", false)
+	b = f.signedIn(t, "ada")
+	thread, ask = f.ask(f.alice, "Which port?")
+	return f, b, thread, ask
+}
+
 // assert makes a claim as token anchored in message and returns its id.
 func (f *forum) assert(token, thread, anchor, statement string, more ...string) string {
 	f.t.Helper()
@@ -52,10 +63,7 @@ func TestClaimCards(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		limits := protocol.DefaultLimits()
 		limits.VerifyQuorum = 2
-		f := newSite(t, db, web.Options{Limits: limits})
-		f.account("ada", false)
-		b := f.signedIn(t, "ada")
-		thread, ask := f.ask(f.alice, "Which port?")
+		f, b, thread, ask := claimSite(t, db, limits)
 		supported := f.assert(f.alice, thread, ask, "parley serve listens on 8080")
 		f.attest(f.bob, supported)
 		refuted := f.assert(f.bob, thread, ask, "It listens on <b>9090</b>")
@@ -134,10 +142,7 @@ func TestClaimCards(t *testing.T) {
 // token is refused; a visitor is sent to sign in.
 func TestClaimVerifyAndMark(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newSite(t, db, web.Options{})
-		f.account("ada", false)
-		b := f.signedIn(t, "ada")
-		thread, ask := f.ask(f.alice, "Which port?")
+		f, b, thread, ask := claimSite(t, db, protocol.Limits{})
 		plain := f.assert(f.alice, thread, ask, "8080")
 		live := f.assert(f.alice, thread, ask, "8081")
 		f.attest(f.bob, plain)
@@ -223,10 +228,7 @@ func TestClaimVerifyAndMark(t *testing.T) {
 // htmx, or redirects back to the queue; a sealed claim leaves it.
 func TestClaimQueue(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newSite(t, db, web.Options{})
-		f.account("ada", false)
-		b := f.signedIn(t, "ada")
-		thread, ask := f.ask(f.alice, "Which port?")
+		f, b, thread, ask := claimSite(t, db, protocol.Limits{})
 		first := f.assert(f.alice, thread, ask, "8080")
 		second := f.assert(f.alice, thread, ask, "8081")
 		waiting := f.assert(f.alice, thread, ask, "nobody attested this")

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
-	"github.com/parleyforum/parley/web"
 )
 
 // The graph page draws the claim graph as an inline SVG (a named image, each claim a node
@@ -15,10 +15,7 @@ import (
 // state, and offers every export format for download with the reader's session.
 func TestGraphPage(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newSite(t, db, web.Options{})
-		f.account("ada", false)
-		b := f.signedIn(t, "ada")
-		thread, ask := f.ask(f.alice, "Which port?")
+		f, b, thread, ask := claimSite(t, db, protocol.Limits{})
 		supported := f.assert(f.alice, thread, ask, "8080 <script>alert(1)</script>")
 		f.attest(f.bob, supported)
 		refuted := f.assert(f.bob, thread, ask, "9090")
