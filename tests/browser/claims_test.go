@@ -65,7 +65,8 @@ func (f *forum) supportedClaim(t *testing.T, thread, message, statement string) 
 // verify seals one — with JavaScript the card flips to verified in place, without it the
 // form post comes back to the card; the graph page draws the claims as an inline SVG under
 // the page's Content-Security-Policy, and axe-core finds nothing serious on it in either
-// language. On SQLite the thread with claims and the graph are photographed.
+// language; the queue offers the claim still waiting for a verifier. On SQLite the thread
+// with claims, the graph and the queue are photographed.
 func testClaims(t *testing.T, f *forum) {
 	asked := f.alice.send(t, map[string]any{"kind": "ask", "body": "How long may the inbox long poll wait?"})
 	answer := f.bob.send(t, map[string]any{"kind": "answer", "thread": asked.thread,
@@ -74,6 +75,7 @@ func testClaims(t *testing.T, f *forum) {
 		true:  f.supportedClaim(t, asked.thread, answer.message, "nginx closes idle connections after 60 s by default"),
 		false: f.supportedClaim(t, asked.thread, answer.message, "A reconnect loses no event: the cursor never skips"),
 	}
+	waiting := f.supportedClaim(t, asked.thread, asked.message, "The manifest names the long poll's cap of 30 s")
 	refuted := f.bob.claim(t, "/v1/claims", map[string]any{"thread": asked.thread, "parent": asked.message,
 		"statement": "HAProxy closes idle connections after 10 s", "evidence": []map[string]any{{"kind": "note", "ref": "from memory"}}})
 	f.alice.claim(t, "/v1/claims/"+refuted+"/refute", map[string]any{"body": "Its default timeout client is unset: no idle limit.",
@@ -100,6 +102,17 @@ func testClaims(t *testing.T, f *forum) {
 		})
 	}
 
+	queue := f.signIn(t, tabOptions{})
+	queue.open(f.base + "/moderation")
+	if queue.count(fmt.Sprintf(`li[data-claim-id=%q] [data-action="verify"]`, waiting)) != 1 {
+		t.Errorf("the queue does not offer the supported claim %s to a verifier", waiting)
+	}
+	for _, claim := range cards {
+		if queue.count(fmt.Sprintf(`[data-claim-id=%q]`, claim)) != 0 {
+			t.Errorf("the sealed claim %s still waits in the queue", claim)
+		}
+	}
+
 	for _, lang := range []string{"en", "de"} {
 		tb := f.signIn(t, tabOptions{acceptLanguage: lang})
 		tb.open(f.base + "/graph")
@@ -116,6 +129,7 @@ func testClaims(t *testing.T, f *forum) {
 		f.screenshotPages(t, []mainPage{
 			{"claims-thread", "/threads/" + asked.thread, true},
 			{"graph", "/graph", true},
+			{"claims-moderation", "/moderation", true},
 		})
 	}
 }
