@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -22,6 +23,13 @@ const (
 	proofLog = `[{"kind":"log","ref":"reproduced on main"}]`
 )
 
+// reopenAndRead reopens a closed thread as the human, then reads it (for the CSRF token).
+func (b *browser) reopenAndRead(t *testing.T, thread string) {
+	t.Helper()
+	b.post("/threads/"+thread+"/messages", url.Values{"kind": {"reopen"}, "body": {"Again."}}).must(t, http.StatusSeeOther)
+	b.get("/threads/" + thread)
+}
+
 // claimSite is a forum with limits (zero: the defaults) in which ada has signed in, and a
 // question of alice's that claims are anchored in.
 func claimSite(t *testing.T, db *storage.DB, limits protocol.Limits) (f *forum, b *browser, thread, ask string) {
@@ -31,6 +39,16 @@ func claimSite(t *testing.T, db *storage.DB, limits protocol.Limits) (f *forum, 
 	b = f.signedIn(t, "ada")
 	thread, ask = f.ask(f.alice, "Which port?")
 	return f, b, thread, ask
+}
+
+// mustTime reads an RFC 3339 time.
+func mustTime(t *testing.T, s string) time.Time {
+	t.Helper()
+	at, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }
 
 // assert makes a claim as token anchored in message and returns its id.
@@ -71,11 +89,21 @@ func TestClaimCards(t *testing.T) {
 		older := f.assert(f.alice, thread, ask, "The port is fixed")
 		newer := f.assert(f.alice, thread, ask, "The port is 8080 unless --addr says otherwise", `"supersedes":["`+older+`"]`)
 
+		// A claim valid for a moment, attested, then past its valid_until: expired, apart.
+		until := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+		expiring := f.assert(f.alice, thread, ask, "The default port holds this second", `"valid_until":"`+until+`"`)
+		f.attest(f.bob, expiring)
+		time.Sleep(time.Until(mustTime(t, until)))
+
 		p := b.get("/threads/"+thread).must(t, http.StatusOK)
+		e := p.find(`[data-claim-id="` + expiring + `"]`)
+		if e.Find(`[data-certainty="expired"]`).Length() != 1 || !strings.Contains(e.Find(".expired-mark").Text(), "expired since") || e.Find(`[data-action="verify"]`).Length() != 0 {
+			t.Errorf("the expired claim is not marked expired, or offers verify: %s", strings.Join(strings.Fields(e.Text()), " "))
+		}
 		card := func(claim, state string) string {
 			return `[data-message-id="` + ask + `"] [data-claim-id="` + claim + `"][data-claim-state="` + state + `"]`
 		}
-		for claim, state := range map[string]string{supported: "supported", refuted: "refuted", older: "superseded", newer: "unverified"} {
+		for claim, state := range map[string]string{supported: "supported", refuted: "refuted", older: "superseded", newer: "unverified", expiring: "supported"} {
 			if p.find(card(claim, state)).Length() != 1 {
 				t.Errorf("no card of %s in state %s under its anchor %s", claim, state, ask)
 			}
@@ -211,6 +239,14 @@ func TestClaimVerifyAndMark(t *testing.T) {
 		p = b.post("/claims/"+live+"/mark", url.Values{"state": {"refuted"}}).must(t, http.StatusConflict)
 		if p.find(`#mark-`+live+`-error [data-reason="thread_closed"]`).Length() != 1 {
 			t.Errorf("a mark in a closed thread: no thread_closed beside its control:\n%s", p.body)
+		}
+		// The human's own claim, made with a personal token: verifying it is self_attestation.
+		b.reopenAndRead(t, thread)
+		own := f.assert(f.token("human:ada", true, "read,write,verify", nil), thread, ask, "The port is printed at start")
+		f.attest(f.bob, own)
+		p = b.post("/claims/"+own+"/verify", url.Values{"view": {"thread"}}).must(t, http.StatusConflict)
+		if p.find(`#verify-`+own+`-error [data-reason="self_attestation"]`).Length() != 1 {
+			t.Errorf("verifying one's own claim: no self_attestation beside the control:\n%s", p.body)
 		}
 		b.post("/claims/cl_999/verify", nil).must(t, http.StatusNotFound)
 		b.post("/claims/x1/verify", nil).must(t, http.StatusNotFound)

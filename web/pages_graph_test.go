@@ -8,6 +8,7 @@ import (
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
+	"github.com/parleyforum/parley/web"
 )
 
 // The graph page draws the claim graph as an inline SVG (a named image, each claim a node
@@ -31,7 +32,7 @@ func TestGraphPage(t *testing.T) {
 		if svg.Find(`g#`+supported+`.certainty-supported`).Length() != 1 || svg.Find(`g#`+refuted+`.certainty-refuted.grounded-out`).Length() != 1 {
 			t.Error("the SVG does not draw the claims by their certainty and grounded label")
 		}
-		if svg.Find(`g#` + elsewhere).Length() != 1 {
+		if svg.Find(`g#`+elsewhere).Length() != 1 {
 			t.Error("the forum's graph lacks the other thread's claim")
 		}
 		if strings.Contains(p.body, "<script>alert") {
@@ -76,7 +77,7 @@ func TestGraphPage(t *testing.T) {
 		b.get("/threads/th_999/graph").must(t, http.StatusNotFound)
 
 		for format, media := range map[string]string{"json": "application/json", "graphml": "application/graphml+xml", "dot": "text/vnd.graphviz", "aif": "application/json"} {
-			res := b.get("/graph/export?format=" + format + "&thread=" + thread).must(t, http.StatusOK)
+			res := b.get("/graph/export?format="+format+"&thread="+thread).must(t, http.StatusOK)
 			if ct := res.header.Get("Content-Type"); !strings.HasPrefix(ct, media) {
 				t.Errorf("the %s download is %q", format, ct)
 			}
@@ -90,6 +91,28 @@ func TestGraphPage(t *testing.T) {
 		b.get("/graph/export?format=pdf").must(t, http.StatusNotFound)
 		if res := f.browser(t).get("/graph"); res.status != http.StatusSeeOther {
 			t.Errorf("a visitor reads the graph of a closed forum: %d", res.status)
+		}
+	})
+}
+
+// Where reading is public a visitor reads the claims and their graph, but is offered no
+// control that acts.
+func TestClaimsReadPublicly(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{PublicRead: true})
+		thread, ask := f.ask(f.alice, "Which port?")
+		claim := f.assert(f.alice, thread, ask, "8080")
+		f.attest(f.bob, claim)
+		visitor := f.browser(t)
+		p := visitor.get("/threads/"+thread).must(t, http.StatusOK)
+		if p.find(`[data-claim-id="`+claim+`"][data-claim-state="supported"]`).Length() != 1 || p.find(`[data-action]`).Length() != 0 {
+			t.Errorf("a visitor does not see the card, or sees controls:\n%s", p.body)
+		}
+		if visitor.get("/graph").must(t, http.StatusOK).find(`figure svg g#`+claim).Length() != 1 {
+			t.Error("a visitor does not see the claim in the graph")
+		}
+		if res := visitor.get("/graph/export?format=dot").must(t, http.StatusOK); !strings.Contains(res.body, claim) {
+			t.Error("a visitor cannot download the graph")
 		}
 	})
 }
