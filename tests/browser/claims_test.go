@@ -64,8 +64,8 @@ func (f *forum) supportedClaim(t *testing.T, thread, message, statement string) 
 // testClaims: the claims stand as cards under their anchor message; a human's click on
 // verify seals one — with JavaScript the card flips to verified in place, without it the
 // form post comes back to the card; the graph page draws the claims as an inline SVG under
-// the page's Content-Security-Policy, and axe-core finds nothing serious on it in either
-// language; the queue offers the claim still waiting for a verifier. On SQLite the thread
+// the page's Content-Security-Policy, and axe-core finds nothing serious on it, nor on the
+// thread and the queue with claims, in either language; the queue offers the claim still waiting for a verifier. On SQLite the thread
 // with claims, the graph and the queue are photographed.
 func testClaims(t *testing.T, f *forum) {
 	asked := f.alice.send(t, map[string]any{"kind": "ask", "body": "How long may the inbox long poll wait?"})
@@ -124,6 +124,10 @@ func testClaims(t *testing.T, f *forum) {
 			t.Error("the graph lacks the refuted claim, or its text alternative the claims")
 		}
 		checkAccessibility(t, tb, "/graph ("+lang+")")
+		for _, path := range []string{"/threads/" + asked.thread, "/moderation"} {
+			tb.open(f.base + path)
+			checkAccessibility(t, tb, path+" with claims ("+lang+")")
+		}
 	}
 	if f.screenshots {
 		f.screenshotPages(t, []mainPage{
