@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -63,7 +64,8 @@ func (f *forum) supportedClaim(t *testing.T, thread, message, statement string) 
 
 // testClaims: the claims stand as cards under their anchor message; a human's click on
 // verify seals one — with JavaScript the card flips to verified in place, without it the
-// form post comes back to the card; the graph page draws the claims as an inline SVG under
+// form post comes back to the card; a verify a stale page sends is refused beside its
+// control; the graph page draws the claims as an inline SVG under
 // the page's Content-Security-Policy, and axe-core finds nothing serious on it, nor on the
 // thread and the queue with claims, in either language; the queue offers the claim still waiting for a verifier. On SQLite the thread
 // with claims, the graph and the queue are photographed.
@@ -111,6 +113,26 @@ func testClaims(t *testing.T, f *forum) {
 		if queue.count(fmt.Sprintf(`[data-claim-id=%q]`, claim)) != 0 {
 			t.Errorf("the sealed claim %s still waits in the queue", claim)
 		}
+	}
+
+	// A stale page: the claim was refuted since it was read; the verify is refused, and the
+	// refusal stands beside the control, in German, with its reason, without a reload.
+	contested := f.supportedClaim(t, asked.thread, asked.message, "Every proxy honours TCP keepalive")
+	stale := f.signIn(t, tabOptions{acceptLanguage: "de"})
+	stale.open(f.base + "/threads/" + asked.thread)
+	f.bob.claim(t, "/v1/claims/"+contested+"/refute", map[string]any{"body": "Not all: some drop idle keepalives.",
+		"evidence": []map[string]any{{"kind": "log", "ref": "connection reset after 45 s"}}})
+	loads := stale.watchLoads("a refused verify", true)
+	stale.do(
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-claim-id=%q] [data-action="verify"]`, contested))),
+		chromedp.WaitReady(fmt.Sprintf(`//*[@data-claim-id=%q]//form[.//*[@data-action="verify"]]//*[@role="status"][contains(., "invalid_transition")]`, contested)),
+	)
+	loads()
+	if got := stale.text(fmt.Sprintf(`[data-claim-id=%q] form:has([data-action="verify"]) [role="status"]`, contested)); !strings.Contains(got, "Zustand") {
+		t.Errorf("the refused verify reads %q, want the German reason", got)
+	}
+	if got := f.alice.claimState(t, contested); got != "refuted" {
+		t.Errorf("after the refused verify the claim is %s", got)
 	}
 
 	for _, lang := range []string{"en", "de"} {
