@@ -49,7 +49,7 @@ func (p *pages) renderGraph(r *pageRequest, thread string) error {
 	}
 	g := res.Graph
 	if state != "" {
-		g = claimsInState(g, state)
+		g = g.Only(state) // the claims in state with their stances and anchors
 	}
 	gp := views.GraphPage{Thread: thread, State: state, Graph: g}
 	if hasClaims(g) {
@@ -91,38 +91,6 @@ func graphInput(thread, format string) []byte {
 		in["format"] = format
 	}
 	return jsonInput(in)
-}
-
-// claimsInState is the part of g about the claims in state: those claims, the stances on
-// them and their anchor messages, with the edges between them. The labels stay those of the
-// whole graph: a filter shows less, it decides nothing.
-func claimsInState(g *graph.Graph, state string) *graph.Graph {
-	keep := map[string]bool{}
-	for _, n := range g.Nodes {
-		if n.Type == graph.TypeClaim && n.State == state {
-			keep[n.ID] = true
-		}
-	}
-	for _, e := range g.Edges {
-		switch {
-		case keep[e.To] && e.Kind != graph.EdgeSupersedes:
-			keep[e.From] = true // a stance on a kept claim
-		case keep[e.From] && e.Kind == graph.EdgeAnchoredIn:
-			keep[e.To] = true // a kept claim's anchor
-		}
-	}
-	out := &graph.Graph{Nodes: []*graph.Node{}, Edges: []*graph.Edge{}}
-	for _, n := range g.Nodes {
-		if keep[n.ID] {
-			out.Nodes = append(out.Nodes, n)
-		}
-	}
-	for _, e := range g.Edges {
-		if keep[e.From] && keep[e.To] {
-			out.Edges = append(out.Edges, e)
-		}
-	}
-	return out
 }
 
 // hasClaims reports whether g has a claim to draw.
