@@ -16,7 +16,9 @@ type GraphPage struct {
 	Thread string // the thread filter, "" for the whole forum
 	State  string // the claim state filter, "" for every state
 	Graph  *graph.Graph
-	SVG    []byte // Graphviz's <svg> element; empty when no claim matches
+	SVG    []byte // Graphviz's <svg> element; empty when no claim matches, or too many
+	// DrawLimit is the most claims the page draws; a larger graph is only listed.
+	DrawLimit int
 }
 
 // graphClaim is a claim of the graph with what was said about it, for the text alternative.

@@ -51,14 +51,19 @@ func (p *pages) renderGraph(r *pageRequest, thread string) error {
 	if state != "" {
 		g = g.Only(state) // the claims in state with their stances and anchors
 	}
-	gp := views.GraphPage{Thread: thread, State: state, Graph: g}
-	if hasClaims(g) {
+	gp := views.GraphPage{Thread: thread, State: state, Graph: g, DrawLimit: maxDrawnClaims}
+	if n := claimCount(g); n > 0 && n <= maxDrawnClaims {
 		if gp.SVG, err = graph.RenderSVG(r.c.UserContext(), g); err != nil {
 			return err
 		}
 	}
 	return r.render(fiber.StatusOK, views.GraphPageView(gp))
 }
+
+// maxDrawnClaims bounds the claims the page lays out: Graphviz takes about a second for 200
+// claims with their stances, one graph at a time, and a picture of more is read by nobody.
+// A larger graph is listed and offered for download, and the filters narrow it.
+const maxDrawnClaims = 200
 
 // graphExport is GET /graph/export?format=&thread=: the graph as a document to download.
 func (p *pages) graphExport(r *pageRequest) error {
@@ -93,12 +98,13 @@ func graphInput(thread, format string) []byte {
 	return jsonInput(in)
 }
 
-// hasClaims reports whether g has a claim to draw.
-func hasClaims(g *graph.Graph) bool {
-	for _, n := range g.Nodes {
-		if n.Type == graph.TypeClaim {
-			return true
+// claimCount counts the claims of g.
+func claimCount(g *graph.Graph) int {
+	n := 0
+	for _, node := range g.Nodes {
+		if node.Type == graph.TypeClaim {
+			n++
 		}
 	}
-	return false
+	return n
 }

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -113,6 +114,35 @@ func TestClaimsReadPublicly(t *testing.T) {
 		}
 		if res := visitor.get("/graph/export?format=dot").must(t, http.StatusOK); !strings.Contains(res.body, claim) {
 			t.Error("a visitor cannot download the graph")
+		}
+	})
+}
+
+// A graph of more claims than the page lays out is not drawn, but listed whole, with the
+// reason in the reader's language; a filter that narrows it draws it again.
+func TestGraphTooLargeToDraw(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		limits := protocol.DefaultLimits()
+		limits.WritesPerMinute = 1 << 20
+		f, b, thread, ask := claimSite(t, db, limits)
+		const many = 201 // one more than the page draws
+		var first string
+		for i := range many {
+			id := f.assert(f.alice, thread, ask, "claim number "+strconv.Itoa(i))
+			if i == 0 {
+				first = id
+			}
+		}
+		f.attest(f.bob, first)
+		p := b.get("/graph?lang=de").must(t, http.StatusOK)
+		if p.find("figure svg").Length() != 0 || !strings.Contains(p.text("figure [data-too-large]"), "201 Behauptungen") {
+			t.Errorf("a graph of %d claims is drawn, or the page does not say why not: %q", many, p.text("figure"))
+		}
+		if n := p.find(".graph-claims [data-claim-id]").Length(); n != many {
+			t.Errorf("the list holds %d claims, want all %d", n, many)
+		}
+		if p = b.get("/graph?state=supported").must(t, http.StatusOK); p.find("figure svg g#"+first).Length() != 1 {
+			t.Error("the state filter does not bring the picture back")
 		}
 	})
 }
