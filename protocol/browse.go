@@ -81,13 +81,9 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	var after int64
-	if cursor != "" {
-		n, err := decodeCursor("cursor", proposalsCursorTag, cursor, 1)
-		if err != nil {
-			return nil, err
-		}
-		after = n[0]
+	after, refusal := afterCursor(proposalsCursorTag, cursor)
+	if refusal != nil {
+		return nil, refusal
 	}
 	limit = s.pageSize(limit)
 	read := s.db.Read()

@@ -56,3 +56,16 @@ func parseInboxCursor(field, c string) (storage.Position, *Error) {
 	}
 	return storage.Position{Tx: n[0], Seq: n[1]}, nil
 }
+
+// afterCursor reads the cursor of a page that continues after one row's id (tag names what
+// it pages); no cursor means from the start, 0.
+func afterCursor(tag, cursor string) (int64, *Error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	n, err := decodeCursor("cursor", tag, cursor, 1)
+	if err != nil {
+		return 0, err
+	}
+	return n[0], nil
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // queue is GET /moderation: every unconfirmed proposal, the oldest first, each with its
-// confirm and mark controls.
+// confirm and mark controls; then the claims awaiting a verifier, the oldest first, each
+// with its verify and mark controls (?claims= pages them).
 func (p *pages) queue(r *pageRequest) error {
 	return p.renderQueue(r, fiber.StatusOK, views.FormState{})
 }
@@ -21,9 +22,19 @@ func (p *pages) renderQueue(r *pageRequest, status int, form views.FormState) er
 	} else if err != nil {
 		return err
 	}
-	q := views.Queue{Proposals: res.Proposals, Form: form}
+	q := views.Queue{Proposals: res.Proposals, Form: form, Quorum: p.svc.Limits().VerifyQuorum}
 	if res.Cursor != nil {
 		q.Next = *res.Cursor
+	}
+	claims, err := p.svc.AwaitingVerifier(r.c.UserContext(), r.actor(), r.c.Query("claims"), 0)
+	if refusal, ok := protocol.AsError(err); ok && refusal.Reason == protocol.ReasonInvalidBody {
+		return r.notFound()
+	} else if err != nil {
+		return err
+	}
+	q.Claims = claims.Claims
+	if claims.Cursor != nil {
+		q.ClaimsNext = *claims.Cursor
 	}
 	return r.render(status, views.QueuePage(q))
 }

@@ -38,8 +38,11 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 	if err != nil {
 		return nil, err
 	}
-	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages}
+	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages, Claims: read.Claims, Quorum: p.svc.Limits().VerifyQuorum}
 	if tp.LockLabels, err = p.svc.LockLabels(ctx, a, authors(read.Messages)); err != nil {
+		return nil, err
+	}
+	if tp.Grounded, err = p.groundedLabels(r, read.Thread.ID, len(read.Claims)); err != nil {
 		return nil, err
 	}
 	extra := map[string]any{}
@@ -76,10 +79,21 @@ func authors(tree []*protocol.MessageView) []string {
 
 // threadInput is the JSON input of an operation on thread id, with more fields.
 func threadInput(id string, more map[string]any) []byte {
-	in := map[string]any{"thread": id}
+	return operationInput("thread", id, more)
+}
+
+// operationInput is the JSON input of an operation on the thread or claim id, with more
+// fields.
+func operationInput(field, id string, more map[string]any) []byte {
+	in := map[string]any{field: id}
 	for k, v := range more {
 		in[k] = v
 	}
+	return jsonInput(in)
+}
+
+// jsonInput is an operation's JSON input.
+func jsonInput(in map[string]any) []byte {
 	raw, _ := json.Marshal(in) // strings and ids only: cannot fail
 	return raw
 }

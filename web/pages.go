@@ -60,6 +60,11 @@ func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	app.Post("/threads/:id/mark", p.wrap(members, p.mark))
 	app.Post("/threads/:id/messages", p.wrap(members, p.reply))
 	app.Get("/moderation", p.wrap(readers, p.queue))
+	app.Post("/claims/:id/verify", p.wrap(members, p.verifyClaim))
+	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
+	app.Get("/graph", p.wrap(readers, p.graphPage))
+	app.Get("/graph/export", p.wrap(readers, p.graphExport))
+	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
 
 	app.Get("/tokens", p.wrap(admins, p.tokens))
 	app.Post("/tokens", p.wrap(admins, p.createToken))

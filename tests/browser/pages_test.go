@@ -31,6 +31,7 @@ func TestPages(t *testing.T) {
 		{"language", testLanguage},
 		{"hostile-body", testHostileBody},
 		{"csrf", testCSRF},
+		{"claims", testClaims},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {

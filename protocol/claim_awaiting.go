@@ -1,0 +1,55 @@
+package protocol
+
+import (
+	"context"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 12 in moderation: the claims that wait for a verifier's seal — supported, not expired, in
+// a thread that still accepts claims — for the humans' queue, beside the threads' proposals.
+
+// AwaitingResult is one page of the claims awaiting a verifier, the oldest first.
+type AwaitingResult struct {
+	Claims []*ClaimView `json:"claims"`
+	Cursor *string      `json:"cursor"`
+	More   bool         `json:"more"`
+}
+
+const awaitingCursorTag = "v1"
+
+// AwaitingVerifier answers one page of the claims a verify can still seal, oldest first.
+func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string, limit int) (*AwaitingResult, error) {
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	after, refusal := afterCursor(awaitingCursorTag, cursor)
+	if refusal != nil {
+		return nil, refusal
+	}
+	limit = s.pageSize(limit)
+	read := s.db.Read()
+	now := storage.Now()
+	claims, err := read.ClaimsInStateOpen(ctx, string(ClaimSupported), string(StateClosed), now, after, limit+1)
+	if err != nil {
+		return nil, fault(err)
+	}
+	res := &AwaitingResult{Claims: []*ClaimView{}}
+	if len(claims) > limit {
+		claims, res.More = claims[:limit], true
+	}
+	ids := make([]int64, len(claims))
+	for i, c := range claims {
+		ids[i] = c.ID
+	}
+	stances, err := read.StancesOf(ctx, ids)
+	if err != nil {
+		return nil, fault(err)
+	}
+	res.Claims = claimViews(claims, stances, supersedesOf(claims), now)
+	if res.More {
+		c := encodeCursor(awaitingCursorTag, claims[len(claims)-1].ID)
+		res.Cursor = &c
+	}
+	return res, nil
+}

@@ -1,0 +1,121 @@
+package web
+
+import (
+	"regexp"
+
+	"github.com/a-h/templ"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/views"
+)
+
+// A human's verify and re-mark of a claim, on the thread page (under the claim's anchor) or
+// in the moderation queue (form field view). Each is the operation HTTP and MCP call, with
+// the human's actor; a plain form post redirects back (303) to the claim's card, htmx gets
+// the card or the queue's row alone, and a refusal shows beside the control that was used.
+
+// verifyClaim is POST /claims/{id}/verify.
+func (p *pages) verifyClaim(r *pageRequest) error {
+	id, ok := claimParam(r)
+	if !ok {
+		return r.notFound()
+	}
+	_, err := p.svc.Verify(r.c.UserContext(), r.actor(), claimInput(id, nil))
+	return p.claimActed(r, id, "verify", views.FormState{}, err)
+}
+
+// markClaim is POST /claims/{id}/mark.
+func (p *pages) markClaim(r *pageRequest) error {
+	id, ok := claimParam(r)
+	if !ok {
+		return r.notFound()
+	}
+	state := r.c.FormValue("state")
+	_, err := p.svc.MarkClaim(r.c.UserContext(), r.actor(), claimInput(id, map[string]any{"state": state}))
+	return p.claimActed(r, id, "mark", views.FormState{State: state}, err)
+}
+
+// claimActed answers a verify or a mark: the claim as it is now, or the refusal beside the
+// control.
+func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormState, err error) error {
+	view := "thread"
+	if r.c.FormValue("view") == "queue" {
+		view = "queue"
+	}
+	refusal, refused := protocol.AsError(err)
+	if err != nil && !refused {
+		return err
+	}
+	if refused {
+		form.ID, form.Refusal = views.ClaimControlID(action, id, view), refusal
+		if r.htmx() {
+			return r.refusedFragment(form.ID, refusal)
+		}
+	}
+	// The claim is read again (the refusal too shows it as it is), as the human reads it.
+	read, rerr := p.svc.ReadClaim(r.c.UserContext(), r.actor(), claimInput(id, nil))
+	if rerr != nil {
+		return p.refusedRead(r, rerr)
+	}
+	claim := read.Claim
+	switch {
+	case refused && view == "queue":
+		return p.renderQueue(r, refusal.Status, form)
+	case refused:
+		return p.renderThread(r, claim.Thread, refusal.Status, form)
+	case !r.htmx() && view == "queue":
+		return r.redirect("/moderation#queue-" + id)
+	case !r.htmx():
+		return r.redirect("/threads/" + claim.Thread + "#" + id)
+	case view == "queue":
+		return r.render(fiber.StatusOK, views.ClaimQueueRow(views.ClaimCard{Claim: claim, Quorum: p.svc.Limits().VerifyQuorum, View: view}))
+	}
+	tp, err := p.readThread(r, claim.Thread)
+	if err != nil {
+		return err
+	}
+	for _, c := range tp.Claims {
+		if c.ID == id {
+			card := views.ClaimCard{Claim: c, Grounded: tp.Grounded[id], Quorum: tp.Quorum, View: view}
+			return r.render(fiber.StatusOK, templ.Join(views.ClaimCardView(card), oob(views.Timeline(tp.Events))))
+		}
+	}
+	return r.notFound() // the claim is gone from its thread: it cannot be
+}
+
+// groundedLabels are the grounded labels of a thread's claims by claim id, from the claim
+// graph the operation layer builds (none to read when the thread has no claims).
+func (p *pages) groundedLabels(r *pageRequest, thread string, claims int) (map[string]string, error) {
+	labels := map[string]string{}
+	if claims == 0 {
+		return labels, nil
+	}
+	g, err := p.svc.Graph(r.c.UserContext(), r.actor(), threadInput(thread, nil))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range g.Graph.Nodes {
+		if n.Grounded != "" {
+			labels[n.ID] = string(n.Grounded)
+		}
+	}
+	return labels, nil
+}
+
+// claimInput is the JSON input of an operation on claim id, with more fields.
+func claimInput(id string, more map[string]any) []byte {
+	return operationInput("claim", id, more)
+}
+
+// claimParam is the claim of the route in its prefixed form (cl_7 for 7 too); ok is false
+// for anything that is not a claim id.
+func claimParam(r *pageRequest) (string, bool) {
+	m := claimKey.FindStringSubmatch(r.c.Params("id"))
+	if m == nil {
+		return "", false
+	}
+	return "cl_" + m[1], true
+}
+
+var claimKey = regexp.MustCompile(`^(?:cl_)?([0-9]{1,19})$`)
