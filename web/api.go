@@ -61,7 +61,7 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
 	a := &api{svc: svc, log: log}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range apiRoutes(svc) {
+	for _, r := range append(apiRoutes(svc), searchRoutes(svc)...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
