@@ -13,8 +13,9 @@ import (
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
-// toolNames are § 10's tools of the core, plus mark (§ 5), in the order tools/list gives.
-var toolNames = []string{"confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "send"}
+// toolNames are § 10's tools of the core, plus mark (§ 5) and search (§ 13), in the order
+// tools/list gives.
+var toolNames = []string{"confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "search", "send"}
 
 // maxToolsListBytes keeps the tools a client carries in every turn of its context at about
 // 3,000 tokens: the details are in the manifest, read once.
