@@ -33,6 +33,8 @@ type Options struct {
 	RequestDeadline time.Duration
 	// Timeouts of the HTTP server; zero fields mean DefaultTimeouts.
 	Timeouts Timeouts
+	// Feed tunes the streams of GET /v1/feed; zero fields mean DefaultFeedOptions.
+	Feed FeedOptions
 }
 
 // Timeouts bound how long the server waits on a client; the zero value of a field means its
@@ -90,6 +92,7 @@ func New(opts Options) *fiber.App {
 
 	registerHealth(app, opts.DB, opts.Logger)
 	registerAPI(app, svc, opts.Logger)
+	registerFeed(app, svc, opts.Logger, opts.Feed)
 	registerMCP(app, svc, opts.Logger)
 	registerStatic(app, opts.Static)
 	registerSetup(app, opts.DB)
