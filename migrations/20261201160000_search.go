@@ -2,6 +2,7 @@ package migrations
 
 import (
 	"context"
+	"strings"
 
 	"github.com/uptrace/bun"
 
@@ -14,6 +15,9 @@ import (
 // Both sides split text the same way: words are runs of letters and digits, lower-cased, never
 // stemmed and with no stop words (Postgres's configuration 'simple', SQLite's tokenizer
 // unicode61 keeping diacritics), so that one query finds the same messages on either.
+// Postgres's parser would keep some runs with punctuation whole ('v1.2', 'a@b.com', 'x/y',
+// '-5'), where unicode61 sees words; so Postgres indexes the body with every ASCII
+// punctuation character turned into a space.
 //
 //   - Postgres: a generated tsvector column and a GIN index on it. The column is computed
 //     by the database in the INSERT itself, whichever code path writes the message.
@@ -22,10 +26,14 @@ import (
 //
 // A thread's title is the first line of its first message, so the title is found through
 // that message.
+// asciiPunctuation is every ASCII punctuation character.
+const asciiPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+
 func init() {
 	register(func(ctx context.Context, tx bun.Tx, kind storage.Kind) error {
 		stmts := []string{
-			`ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('simple', body)) STORED`,
+			`ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS
+				(to_tsvector('simple', translate(body, '` + strings.ReplaceAll(asciiPunctuation, "'", "''") + `', '` + strings.Repeat(" ", len(asciiPunctuation)) + `'))) STORED`,
 			`CREATE INDEX messages_search_idx ON messages USING GIN (search)`,
 		}
 		if kind == storage.SQLite {

@@ -46,6 +46,7 @@ func TestSearchFindsByTheQueryLanguage(t *testing.T) {
 		m5 := send(t, svc, alice, envelope("note", th2, "Résumé: ports and cursors are documented")).Message.ID
 		ask3 := send(t, svc, carol, envelope("ask", "", "E-mail delivery of notifications?"))
 		th3, m6 := ask3.Thread.ID, ask3.Message.ID
+		m7 := send(t, svc, alice, envelope("note", th3, "Version v1.2 at a@b.com, see x/y; -5 degrees, 4242.3 and foo_bar")).Message.ID
 		mustModerate(t)(mark(svc, human("ada"), th2, protocol.StateClosed))
 
 		cases := []struct {
@@ -68,6 +69,13 @@ func TestSearchFindsByTheQueryLanguage(t *testing.T) {
 			{"a word with a hyphen is its parts in a row", map[string]any{"q": "e-mail"}, []string{m6}},
 			{"a part of such a word", map[string]any{"q": "mail"}, []string{m6}},
 			{"numbers", map[string]any{"q": "8080"}, []string{m4}},
+			{"punctuation inside a run splits it: a version", map[string]any{"q": "v1.2"}, []string{m7}},
+			{"a version's part", map[string]any{"q": "v1"}, []string{m7}},
+			{"an address's part", map[string]any{"q": "b com"}, []string{m7}},
+			{"a path's part", map[string]any{"q": "y"}, []string{m7}},
+			{"a signed number", map[string]any{"q": "5 degrees"}, []string{m7}},
+			{"a decimal's part", map[string]any{"q": "4242"}, []string{m7}},
+			{"an underscore", map[string]any{"q": `"foo bar"`}, []string{m7}},
 			{"punctuation only separates", map[string]any{"q": "port, default!"}, []string{m3, m4}},
 			{"filter thread", map[string]any{"q": "cursor*", "thread": th2}, []string{m5}},
 			{"filter thread, bare number", map[string]any{"q": "cursor*", "thread": strings.TrimPrefix(th1, "th_")}, []string{m1, m2}},
@@ -98,7 +106,6 @@ func TestSearchFindsByTheQueryLanguage(t *testing.T) {
 			hit.Message.Body != "8080 on loopback, the default port." || hit.Message.From.Identity != "ainotes:bob" || hit.Snippet != hit.Message.Body {
 			t.Errorf("hit: %s", jsonOf(hit))
 		}
-		_ = th3
 	})
 }
 
