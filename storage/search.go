@@ -73,20 +73,23 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 		args = append(args, q.Identity)
 	}
 	if q.State != "" {
-		where = append(where, "t.state = ?")
+		where = append(where, "EXISTS (SELECT 1 FROM threads AS st WHERE st.id = r.m_thread_id AND st.state = ?)")
 		args = append(args, q.State)
 	}
 	if q.After != nil {
 		where = append(where, "(r.score < ? OR (r.score = ? AND r.m_id < ?))")
 		args = append(args, q.After.Score, q.After.Score, q.After.ID)
 	}
-	query := `SELECT r.*, t.title AS t_title, t.state AS t_state FROM (` + matched + `) AS r
-		JOIN threads AS t ON t.id = r.m_thread_id`
+	page := `SELECT r.* FROM (` + matched + `) AS r`
 	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
+		page += " WHERE " + strings.Join(where, " AND ")
 	}
-	query += " ORDER BY r.score DESC, r.m_id DESC LIMIT ?"
+	page += " ORDER BY r.score DESC, r.m_id DESC LIMIT ?"
 	args = append(args, q.Limit)
+	// The threads are joined to the page alone: joined to every match, a planner that
+	// expects many matches would read every thread.
+	query := `SELECT p.*, t.title AS t_title, t.state AS t_state FROM (` + page + `) AS p
+		JOIN threads AS t ON t.id = p.m_thread_id ORDER BY p.score DESC, p.m_id DESC`
 	var hits []SearchHit
 	err := f.q.NewRaw(query, args...).Scan(ctx, &hits)
 	return hits, translate(err)
