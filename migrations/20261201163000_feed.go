@@ -27,20 +27,18 @@ func init() {
 				message_id bigint REFERENCES messages (id),
 				event_id bigint REFERENCES events (id),
 				PRIMARY KEY (tx, seq))`,
-			`CREATE FUNCTION parley_feed_message() RETURNS trigger LANGUAGE plpgsql AS $$
+			`CREATE FUNCTION parley_feed_add() RETURNS trigger LANGUAGE plpgsql AS $$
 			BEGIN
-				INSERT INTO feed (thread_id, message_id) VALUES (NEW.thread_id, NEW.id);
+				IF TG_TABLE_NAME = 'messages' THEN
+					INSERT INTO feed (thread_id, message_id) VALUES (NEW.thread_id, NEW.id);
+				ELSE
+					INSERT INTO feed (thread_id, event_id) VALUES (NEW.thread_id, NEW.id);
+				END IF;
 				PERFORM pg_notify('parley_feed', '');
 				RETURN NULL;
 			END $$`,
-			`CREATE FUNCTION parley_feed_event() RETURNS trigger LANGUAGE plpgsql AS $$
-			BEGIN
-				INSERT INTO feed (thread_id, event_id) VALUES (NEW.thread_id, NEW.id);
-				PERFORM pg_notify('parley_feed', '');
-				RETURN NULL;
-			END $$`,
-			`CREATE TRIGGER messages_feed AFTER INSERT ON messages FOR EACH ROW EXECUTE FUNCTION parley_feed_message()`,
-			`CREATE TRIGGER events_feed AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION parley_feed_event()`,
+			`CREATE TRIGGER messages_feed AFTER INSERT ON messages FOR EACH ROW EXECUTE FUNCTION parley_feed_add()`,
+			`CREATE TRIGGER events_feed AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION parley_feed_add()`,
 			`CREATE INDEX feed_thread_idx ON feed (thread_id, tx, seq)`,
 		}
 		if kind == storage.SQLite {

@@ -100,30 +100,13 @@ func (f *Feed) Cursor() string { return encodeCursor(feedCursorTag, f.after.Tx, 
 // none it waits, up to wait, for the change signal, and gives none if nothing came; the end
 // of ctx ends the wait, not a read under way.
 func (f *Feed) Next(ctx context.Context, max int, wait time.Duration) ([]FeedEvent, error) {
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	settled := len(settleDelays) // no wake-up to settle yet
-	for {
-		changed := f.svc.db.Changes().WaitFeed()
-		events, err := f.read(ctx, max)
-		if err != nil || len(events) > 0 {
-			return events, err
-		}
-		var recheck <-chan time.Time
-		if settled < len(settleDelays) {
-			recheck = time.After(settleDelays[settled])
-			settled++
-		}
-		select {
-		case <-ctx.Done():
-			return nil, nil
-		case <-deadline.C:
-			return nil, nil
-		case <-changed:
-			settled = 0
-		case <-recheck:
-		}
-	}
+	var events []FeedEvent
+	err := waitForNews(ctx, wait, f.svc.db.Changes().WaitFeed, func() (bool, error) {
+		var err error
+		events, err = f.read(ctx, max)
+		return len(events) > 0, err
+	})
+	return events, err
 }
 
 // read reads once, within the deadline of one request's database work.

@@ -2,8 +2,6 @@ package storage_test
 
 import (
 	"context"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/parleyforum/parley/storage"
@@ -17,18 +15,7 @@ import (
 // word costs the same in either forum; the common one grows with its matches, which are all
 // scored to find the best.
 func BenchmarkSearch(b *testing.B) {
-	sizes := []int{10_000}
-	switch v := os.Getenv(envBenchLarge); v {
-	case "", "0":
-	case "1":
-		sizes = append(sizes, 1_000_000)
-	default:
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 10_000 {
-			b.Fatalf("%s=%q: want 1 or a number of messages of at least 10000", envBenchLarge, v)
-		}
-		sizes = append(sizes, n)
-	}
+	sizes := benchSizes(b)
 	queries := []struct {
 		name  string
 		words string

@@ -82,14 +82,11 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger) {
 // input, then whatever the operation checks.
 func (a *api) handler(r apiRoute) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
-			return a.writeError(c, err)
-		}
 		// The request's database work has a deadline; a long poll's wait has its own bounds,
 		// and the inbox bounds each of its reads.
 		bounded, cancel := a.svc.Bounded(c.UserContext())
 		defer cancel()
-		actor, err := a.svc.AuthenticateHeader(bounded, clientAddress(c), authorizationHeaders(c))
+		actor, err := a.admit(c, bounded)
 		if err != nil {
 			return a.writeError(c, err)
 		}
@@ -113,6 +110,15 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		}
 		return writeJSON(c, r.status, res)
 	}
+}
+
+// admit makes the first checks of § 9 that every route makes: the request's size, then its
+// token. The caller is nil without a token, for the operation to refuse or not.
+func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
+	if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
+		return nil, err
+	}
+	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
 }
 
 // authorizationHeaders is the value of every Authorization header of the request, in order:

@@ -67,12 +67,9 @@ func registerFeed(app *fiber.App, svc *protocol.Service, log *slog.Logger, opts 
 
 // feed checks the request as every route does (§ 9's order), then streams.
 func (a *api) feed(c *fiber.Ctx, opts FeedOptions) error {
-	if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
-		return a.writeError(c, err)
-	}
 	bounded, cancel := a.svc.Bounded(c.UserContext())
 	defer cancel()
-	actor, err := a.svc.AuthenticateHeader(bounded, clientAddress(c), authorizationHeaders(c))
+	actor, err := a.admit(c, bounded)
 	if err != nil {
 		return a.writeError(c, err)
 	}
