@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleyforum/parley/storage"
@@ -38,17 +39,22 @@ type FeedEvent struct {
 	Data   any // *MessageView or *EventView
 }
 
-// Feed is one listener's place in the feed.
+// Feed is one listener's place in the feed. It holds one of the places of
+// inbox_waits_per_identity and inbox_waits_max, as a long poll does, until Close.
 type Feed struct {
-	svc    *Service
-	thread int64
-	after  storage.Position
+	svc     *Service
+	thread  int64
+	after   storage.Position
+	release func()
+	closed  sync.Once
 }
 
 const feedCursorTag = "f1"
 
 // OpenFeed answers {thread?, since?}: the feed of every thread, or of one, from since (a
-// cursor of an earlier event), or from now.
+// cursor of an earlier event), or from now. A listener is a request held open like a long
+// poll, and takes a place of the same limits (rate_limited when there is none); the caller
+// must Close the feed.
 func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, error) {
 	o, err := input(a, raw)
 	if err != nil {
@@ -89,8 +95,16 @@ func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, er
 		}
 		f.after = horizon
 	}
+	release, err := s.waits.take(a.Identity)
+	if err != nil {
+		return nil, err
+	}
+	f.release = release
 	return f, nil
 }
+
+// Close gives the listener's place back.
+func (f *Feed) Close() { f.closed.Do(f.release) }
 
 // Cursor is the feed's place: a listener that resumes from it misses nothing after what it
 // has been given.

@@ -126,6 +126,7 @@ type listener struct {
 
 // run is the writing half; it starts the reading half and ends it when it returns.
 func (l *listener) run(w *bufio.Writer) {
+	defer l.feed.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	l.frames = make(chan protocol.FeedEvent, l.opts.Buffer)

@@ -153,3 +153,36 @@ func TestFeedRefusals(t *testing.T) {
 		}
 	})
 }
+
+// A listener holds a place of the long polls' limits until its stream ends.
+func TestFeedListenersAreLimited(t *testing.T) {
+	limits := protocol.DefaultLimits()
+	limits.InboxWaitsPerIdentity = 2
+	f := newFeedForum(t, storagetest.Open(t, storage.SQLite), web.Options{Limits: limits,
+		Feed: web.FeedOptions{Heartbeat: 100 * time.Millisecond}})
+	first := f.openFeed("/v1/feed", f.reader, "", nil)
+	f.openFeed("/v1/feed", f.reader, "", nil)
+	r := f.get("/v1/feed", f.reader)
+	if r.status != http.StatusTooManyRequests || r.reason() != "rate_limited" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("a third listener: %d %s", r.status, r.body)
+	}
+	f.openFeed("/v1/feed", f.alice, "", nil) // another identity has places of its own
+	first.close()
+	deadline := time.Now().Add(10 * time.Second)
+	for { // the server notices the closed stream at its next write: a heartbeat at the latest
+		req, _ := http.NewRequest(http.MethodGet, f.base+"/v1/feed", nil)
+		req.Header.Set("Authorization", "Bearer "+f.reader)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the closed listener's place is not free: %d", resp.StatusCode)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
