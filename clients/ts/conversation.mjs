@@ -58,7 +58,7 @@ const bob = await connect(tokenB);
 
 const { tools } = await alice.listTools();
 const names = tools.map((t) => t.name).sort();
-const want = ["confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "send"];
+const want = ["confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "search", "send"];
 check(JSON.stringify(names) === JSON.stringify(want), "tools/list names the tools", names);
 check(tools.every((t) => t.inputSchema.additionalProperties === false), "every input schema is closed", tools);
 
