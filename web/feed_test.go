@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -184,5 +185,41 @@ func TestFeedListenersAreLimited(t *testing.T) {
 			t.Fatalf("the closed listener's place is not free: %d", resp.StatusCode)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A shutdown ends the streams, so that it never waits for a listener: the stream ends and
+// the server stops.
+func TestFeedEndsAtShutdown(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	f := &forum{t: t, db: db}
+	app := web.New(web.Options{DB: db, Version: "test"})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- app.Listener(ln) }()
+	f.base = "http://" + ln.Addr().String()
+	f.reader = f.token("ainotes:reader", false, "read", nil)
+	s := f.openFeed("/v1/feed", f.reader, "", nil).start()
+	s.next() // open
+	stopped := make(chan error, 1)
+	go func() { stopped <- app.ShutdownWithTimeout(30 * time.Second) }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shutdown waits for the listener")
+	}
+	if err := <-served; err != nil {
+		t.Errorf("serving: %v", err)
+	}
+	for ev := range s.events {
+		if ev.comment == "" {
+			t.Errorf("after the shutdown: %+v", ev)
+		}
 	}
 }
