@@ -93,7 +93,7 @@ func (s *Service) Assert(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 				return nil, refusal
 			}
 		}
-		if err := c.reserve(); err != nil {
+		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}
 		claim := &storage.Claim{

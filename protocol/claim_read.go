@@ -89,7 +89,7 @@ func (s *Service) MarkClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimRe
 		if err := c.checkOpen(); err != nil {
 			return nil, err
 		}
-		if err := c.reserve(); err != nil {
+		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}
 		claim.SupersededBy = nil

@@ -116,7 +116,7 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		if refusal != nil {
 			return nil, refusal
 		}
-		if err := c.reserve(); err != nil {
+		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}
 		st := &storage.Stance{

@@ -24,25 +24,19 @@ type claimTx struct {
 	ext    string
 	now    time.Time
 	thread *storage.Thread
-	// release gives the reserved write back when the transaction fails.
-	release func()
 }
 
-// runClaimTx runs fn in one transaction; the rate is reserved by fn (the last check) and
-// given back when the transaction fails.
+// runClaimTx runs fn in one transaction; fn counts the write against the rate (the last
+// check), so a claim that fails counts nothing.
 func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(ctx context.Context, c *claimTx) (*storage.Claim, error)) (*ClaimResult, error) {
 	var claim *storage.Claim
-	var c *claimTx
 	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
-		c = &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
+		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
 		var err error
 		claim, err = fn(ctx, c)
 		return err
 	})
 	if err != nil {
-		if c != nil && c.release != nil {
-			c.release()
-		}
 		return nil, fault(err)
 	}
 	return s.readClaim(ctx, claim.ID)
@@ -71,15 +65,11 @@ func (c *claimTx) facts() ThreadFacts {
 	return ThreadFacts{State: State(c.thread.State), Locked: isLocked(c.thread), Creator: c.thread.Creator}
 }
 
-// reserve takes one write from the caller's rate (§ 9's last check).
-func (c *claimTx) reserve() error {
-	w := &write{s: c.s, actor: c.actor, now: c.now}
-	release, err := w.reserveRate()
-	if err != nil {
-		return err
-	}
-	c.release = release
-	return nil
+// reserve counts one write against the caller's rate (§ 9's last check), in the claim's own
+// transaction: a refused or failed claim counts nothing.
+func (c *claimTx) reserve(ctx context.Context) error {
+	w := &write{s: c.s, f: c.f, actor: c.actor, now: c.now}
+	return w.countWrite(ctx)
 }
 
 // applyState sets a claim's state as the actor marks it (§ 5 applies to claims too: a

@@ -24,16 +24,31 @@ var settleDelays = []time.Duration{50 * time.Millisecond, 250 * time.Millisecond
 // waitInbox reads, and while there is nothing, waits for a change of the caller's turns (or
 // anyone's), the end of the wait or the end of ctx, whichever comes first.
 func (s *Service) waitInbox(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {
-	deadline := time.NewTimer(p.wait)
+	var res *InboxResult
+	err := waitForNews(ctx, p.wait, func() <-chan struct{} { return s.db.Changes().Wait(a.Identity) },
+		func() (bool, error) {
+			var err error
+			if res, err = s.boundedInboxRead(ctx, a, p); err != nil || len(res.Items) > 0 {
+				return true, err
+			}
+			p.after, _ = parseInboxCursor("since", res.Cursor)
+			return false, nil
+		})
+	return res, err
+}
+
+// waitForNews calls read until it finds something (or fails), waiting between two reads for
+// the signal that signal returns before each read, for a settling re-read after a wake-up, for
+// the end of the wait or for the end of ctx; the last two end it without an error.
+func waitForNews(ctx context.Context, wait time.Duration, signal func() <-chan struct{}, read func() (found bool, err error)) error {
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	settled := len(settleDelays) // no wake-up to settle yet
 	for {
-		changed := s.db.Changes().Wait(a.Identity)
-		res, err := s.boundedInboxRead(ctx, a, p)
-		if err != nil || len(res.Items) > 0 {
-			return res, err
+		changed := signal()
+		if found, err := read(); err != nil || found {
+			return err
 		}
-		p.after, _ = parseInboxCursor("since", res.Cursor)
 		var recheck <-chan time.Time
 		if settled < len(settleDelays) {
 			recheck = time.After(settleDelays[settled])
@@ -41,9 +56,9 @@ func (s *Service) waitInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 		}
 		select {
 		case <-ctx.Done():
-			return res, nil
+			return nil
 		case <-deadline.C:
-			return res, nil
+			return nil
 		case <-changed:
 			settled = 0
 		case <-recheck:

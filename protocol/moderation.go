@@ -61,7 +61,6 @@ func (s *Service) Mark(ctx context.Context, a *Actor, raw []byte) (*ModerationRe
 // refuses), and the event records it.
 func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(*storage.Thread) (State, *Error), act string) (*ModerationResult, error) {
 	var res *ModerationResult
-	var release func()
 	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
 		t, err := f.ThreadForUpdate(ctx, id)
 		if err != nil {
@@ -75,7 +74,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 			return refusal
 		}
 		w := &write{s: s, f: f, actor: a, env: &Envelope{}, now: storage.Now()}
-		if release, err = w.reserveRate(); err != nil {
+		if err := w.countWrite(ctx); err != nil {
 			return err
 		}
 		from := State(t.State)
@@ -112,9 +111,6 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 		return nil
 	})
 	if err != nil {
-		if release != nil {
-			release()
-		}
 		return nil, fault(err)
 	}
 	s.announce(res.Thread)

@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// rateLimiter counts accepted writes per identity over a sliding window (§ 8
-// writes_per_minute); the same counting limits failed authentications per client address. A write reserves its place before it commits and gives it back if it
-// does not, so only accepted writes count and concurrent writers cannot overshoot.
+// rateLimiter counts events per key over a sliding window, in this process: failed
+// authentications per client address (failed_auths_per_minute), which each instance limits
+// for the clients it serves. Writes per identity are counted in the database instead
+// (storage.Forum.CountWrite), so that writes_per_minute holds across instances.
 type rateLimiter struct {
 	mu     sync.Mutex
 	limit  int

@@ -32,23 +32,19 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 		return nil, err
 	}
 	var result *SendResult
-	var release func()
 	// A write that has begun is carried to its end: a client that goes away or a server that
 	// shuts down must not turn an accepted write into a half-answered one.
 	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
 		var err error
 		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {
-			result, release, err = w.open(ctx)
+			result, err = w.open(ctx)
 		} else {
-			result, release, err = w.reply(ctx)
+			result, err = w.reply(ctx)
 		}
 		return err
 	})
 	if err != nil {
-		if release != nil {
-			release()
-		}
 		return nil, fault(err)
 	}
 	s.announce(result.Thread)
@@ -64,25 +60,29 @@ type write struct {
 	now   time.Time
 }
 
-// reserveRate is the last check (§ 9): humans are not rate-limited.
-func (w *write) reserveRate() (func(), error) {
+// countWrite is the last check (§ 9): it records the write in the database, in the write's
+// own transaction, and refuses it when its identity has made writes_per_minute writes within
+// the last minute. The record is the database's, so the limit holds across every instance on
+// it; a refused or failed write rolls its record back with everything else. Humans are not
+// rate-limited.
+func (w *write) countWrite(ctx context.Context) error {
 	if w.actor.Human {
-		return func() {}, nil
+		return nil
 	}
-	release, retry, ok := w.s.rate.reserve(w.actor.Identity, w.now)
-	if !ok {
-		e := Refuse(ReasonRateLimited, "more than %d writes in a minute by %s; retry after %d seconds", w.s.limits.WritesPerMinute, w.actor.Identity, retry)
-		e.RetryAfter = retry
-		return nil, e
+	free, ok, err := w.f.CountWrite(ctx, w.actor.Identity, w.now, w.s.limits.WritesPerMinute)
+	if err != nil || ok {
+		return err
 	}
-	return release, nil
+	retry := max(1, int((free.Sub(w.now)+time.Second-1)/time.Second))
+	e := Refuse(ReasonRateLimited, "more than %d writes in a minute by %s; retry after %d seconds", w.s.limits.WritesPerMinute, w.actor.Identity, retry)
+	e.RetryAfter = retry
+	return e
 }
 
 // open handles an ask that opens a new thread.
-func (w *write) open(ctx context.Context) (*SendResult, func(), error) {
-	release, err := w.reserveRate()
-	if err != nil {
-		return nil, nil, err
+func (w *write) open(ctx context.Context) (*SendResult, error) {
+	if err := w.countWrite(ctx); err != nil {
+		return nil, err
 	}
 	mark := MarkingOf(w.actor)
 	t := &storage.Thread{
@@ -97,25 +97,25 @@ func (w *write) open(ctx context.Context) (*SendResult, func(), error) {
 		UpdatedAt:        w.now,
 	}
 	if err := w.f.InsertThread(ctx, t); err != nil {
-		return nil, release, err
+		return nil, err
 	}
 	m := w.message(t.ID, nil)
 	aw := &Awaiting{Except: &Party{Identity: w.actor.Identity, Extension: w.env.Extension}}
 	setAwaiting(m, t, aw)
 	ev := w.event(t, m, nil, StateOpen, Marking{Origin: mark.Origin, Confirmed: true})
 	t.MessageCount = 1
-	err = w.f.WriteMessage(ctx, storage.MessageWrite{
+	err := w.f.WriteMessage(ctx, storage.MessageWrite{
 		Message: m, Event: ev, Thread: t,
 		Opens: true, AwaitedBySelf: awaitedBySelf(m), MoveInbox: true,
 	})
 	if err != nil {
-		return nil, release, err
+		return nil, err
 	}
-	return &SendResult{Message: messageView(m), Thread: threadView(t)}, release, nil
+	return &SendResult{Message: messageView(m), Thread: threadView(t)}, nil
 }
 
 // reply handles every envelope that goes into an existing thread.
-func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
+func (w *write) reply(ctx context.Context) (*SendResult, error) {
 	env := w.env
 	var parent *storage.Message
 	var t *storage.Thread
@@ -124,57 +124,56 @@ func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
 		// § 2: without a thread, the thread is the parent's.
 		parent, t, err = w.f.ParentAndThreadForUpdate(ctx, env.Parent, env.Thread)
 		if parent == nil {
-			return nil, nil, notFound(err, "message %s not found", MessageKey(env.Parent))
+			return nil, notFound(err, "message %s not found", MessageKey(env.Parent))
 		}
 		if t == nil {
 			threadID := env.Thread
 			if threadID == 0 {
 				threadID = parent.ThreadID
 			}
-			return nil, nil, notFound(err, "thread %s not found", ThreadKey(threadID))
+			return nil, notFound(err, "thread %s not found", ThreadKey(threadID))
 		}
 	} else if t, err = w.f.ThreadForUpdate(ctx, env.Thread); err != nil {
-		return nil, nil, notFound(err, "thread %s not found", ThreadKey(env.Thread))
+		return nil, notFound(err, "thread %s not found", ThreadKey(env.Thread))
 	}
 	if parent != nil && parent.ThreadID != t.ID {
-		return nil, nil, Refuse(ReasonNotFound, "message %s not found in thread %s", MessageKey(parent.ID), ThreadKey(t.ID))
+		return nil, Refuse(ReasonNotFound, "message %s not found in thread %s", MessageKey(parent.ID), ThreadKey(t.ID))
 	}
 	if parent == nil {
 		if parent, err = w.f.Message(ctx, defaultParent(env.Kind, t)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 
 	facts := ThreadFacts{State: State(t.State), Locked: isLocked(t), Creator: t.Creator}
 	if facts.Locked && env.Kind != KindReopen {
-		return nil, nil, Refuse(ReasonThreadClosed, "thread %s is closed and confirmed; only reopen is accepted", ThreadKey(t.ID))
+		return nil, Refuse(ReasonThreadClosed, "thread %s is closed and confirmed; only reopen is accepted", ThreadKey(t.ID))
 	}
 	if err := CheckAuthority(w.actor, facts, env.Kind); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := CheckSelfReply(w.actor, env.Extension, env.Kind, parent.Identity, parent.Extension); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	next, refusal := Next(facts.State, facts.Locked, env.Kind, w.actor.Human)
 	if refusal != nil {
-		return nil, nil, refusal
+		return nil, refusal
 	}
 	if t.MessageCount >= w.s.limits.ThreadMaxMessages {
-		return nil, nil, Refuse(ReasonLimitExceeded, "thread %s has reached thread_max_messages (%d)", ThreadKey(t.ID), w.s.limits.ThreadMaxMessages)
+		return nil, Refuse(ReasonLimitExceeded, "thread %s has reached thread_max_messages (%d)", ThreadKey(t.ID), w.s.limits.ThreadMaxMessages)
 	}
 	if parent.Depth+1 > w.s.limits.ThreadMaxDepth {
-		return nil, nil, Refuse(ReasonLimitExceeded, "a reply to %s would be deeper than thread_max_depth (%d)", MessageKey(parent.ID), w.s.limits.ThreadMaxDepth)
+		return nil, Refuse(ReasonLimitExceeded, "a reply to %s would be deeper than thread_max_depth (%d)", MessageKey(parent.ID), w.s.limits.ThreadMaxDepth)
 	}
-	release, err := w.reserveRate()
-	if err != nil {
-		return nil, nil, err
+	if err := w.countWrite(ctx); err != nil {
+		return nil, err
 	}
 
 	before := *t
 	m := w.message(t.ID, parent)
 	aw, err := w.awaitingAfter(ctx, t, parent)
 	if err != nil {
-		return nil, release, err
+		return nil, err
 	}
 	setAwaiting(m, t, aw)
 	ev := w.applyState(t, m, next)
@@ -188,9 +187,9 @@ func (w *write) reply(ctx context.Context) (*SendResult, func(), error) {
 		AwaitedBySelf: self, MoveInbox: self || inboxMoved(&before, t),
 	})
 	if err != nil {
-		return nil, release, err
+		return nil, err
 	}
-	return &SendResult{Message: messageView(m), Thread: threadView(t)}, release, nil
+	return &SendResult{Message: messageView(m), Thread: threadView(t)}, nil
 }
 
 // defaultParent is § 3's column "default parent".

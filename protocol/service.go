@@ -44,7 +44,6 @@ type Service struct {
 	limits   Limits
 	version  string
 	deadline time.Duration
-	rate     *rateLimiter
 	// failedAuths counts failed authentications per client address.
 	failedAuths *rateLimiter
 	waits       *waitSlots
@@ -72,7 +71,6 @@ func New(db *storage.DB, opts Options) *Service {
 		realm:       opts.Realm,
 		limits:      opts.Limits,
 		version:     opts.Version,
-		rate:        newRateLimiter(opts.Limits.WritesPerMinute, time.Minute),
 		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,

@@ -55,18 +55,7 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 // BenchmarkInboxQuery is the inbox's query for a reader with a few new items, in a forum of
 // 10,000 messages and (with PARLEY_BENCH_LARGE=1) of 1,000,000.
 func BenchmarkInboxQuery(b *testing.B) {
-	sizes := []int{10_000}
-	switch v := os.Getenv(envBenchLarge); v {
-	case "", "0":
-	case "1":
-		sizes = append(sizes, 1_000_000)
-	default:
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 10_000 {
-			b.Fatalf("%s=%q: want 1 or a number of messages of at least 10000", envBenchLarge, v)
-		}
-		sizes = append(sizes, n)
-	}
+	sizes := benchSizes(b)
 	for _, kind := range storagetest.Kinds() {
 		b.Run(string(kind), func(b *testing.B) {
 			for _, size := range sizes {
@@ -105,6 +94,24 @@ func BenchmarkMessages(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchSizes are the forums a benchmark seeds: 10,000 messages, and with PARLEY_BENCH_LARGE
+// 1,000,000 (1) or the number it gives.
+func benchSizes(b *testing.B) []int {
+	sizes := []int{10_000}
+	switch v := os.Getenv(envBenchLarge); v {
+	case "", "0":
+	case "1":
+		sizes = append(sizes, 1_000_000)
+	default:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10_000 {
+			b.Fatalf("%s=%q: want 1 or a number of messages of at least 10000", envBenchLarge, v)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
 }
 
 func sizeName(n int) string {

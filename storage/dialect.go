@@ -60,6 +60,15 @@ func (db *DB) horizonSQL() string {
 	return "SELECT 0 AS htx, value AS hseq FROM counters WHERE name = 'inbox'"
 }
 
+// feedHorizonSQL is horizonSQL for the feed's positions (migration feed): on Postgres the
+// same bound, on SQLite the last row written, since its rows are numbered in commit order.
+func (db *DB) feedHorizonSQL() string {
+	if db.kind == Postgres {
+		return db.horizonSQL()
+	}
+	return "SELECT 0 AS htx, COALESCE(MAX(seq), 0) AS hseq FROM feed"
+}
+
 // lockForUpdate adds the row lock that serialises writers of one thread on Postgres. SQLite's
 // BEGIN IMMEDIATE already holds the database's write lock for the whole transaction.
 func (db *DB) lockForUpdate(q *bun.SelectQuery) *bun.SelectQuery {

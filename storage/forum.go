@@ -17,11 +17,17 @@ type Forum struct {
 	tx *sql.Tx // inside DB.Write: the transaction under q, for the prepared hot path (reply_pg.go)
 }
 
-// Write runs fn in one read-write transaction.
+// Write runs fn in one read-write transaction. After a commit it wakes this instance's feed
+// waiters (the commit may have added to the feed); other instances hear of it through the
+// database (see Changes).
 func (db *DB) Write(ctx context.Context, fn func(ctx context.Context, f *Forum) error) error {
-	return db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+	err := db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		return fn(ctx, &Forum{db: db, q: tx, tx: tx.Tx})
 	})
+	if err == nil {
+		db.changes.PublishFeed()
+	}
+	return err
 }
 
 // Read gives the queries outside a transaction, for reads that need one statement each.

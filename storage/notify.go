@@ -8,20 +8,22 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Changes is the signal that an inbox may have changed: whoever waits for news (an inbox
-// long poll; later a live feed) waits here instead of asking the database again and again,
+// Changes is the signal that an inbox or the feed may have changed: whoever waits for news
+// (an inbox long poll, a feed) waits here instead of asking the database again and again,
 // and reads from the database, by its cursor, when woken. The signal carries no data, only
 // whose turn changed, so a missed or an extra wake-up never loses or invents anything: an
 // extra one costs one read, and every wait is bounded by its own time.
 //
 // Writers of this process publish after they commit. On Postgres the database also
 // announces every commit that moves an inbox position (NOTIFY on inboxChannel, sent by a
-// trigger, so only committed changes are announced, by whichever instance made them); one
-// connection per DB listens, opened when the first waiter comes, and relays them here.
+// trigger, so only committed changes are announced, by whichever instance made them), and
+// every commit that adds to the feed (on feedChannel); one connection per DB listens to both,
+// opened when the first waiter comes, and relays them here.
 type Changes struct {
 	mu      sync.Mutex
 	byKey   map[string]chan struct{} // waiters for one identity's turns
 	all     chan struct{}            // waiters for any change
+	feed    chan struct{}            // waiters for the feed
 	listen  func(context.Context)    // nil: nothing to listen to (SQLite)
 	started sync.Once
 	stop    context.CancelFunc
@@ -32,7 +34,27 @@ type Changes struct {
 const AnyKey = ""
 
 func newChanges() *Changes {
-	return &Changes{byKey: map[string]chan struct{}{}, all: make(chan struct{})}
+	return &Changes{byKey: map[string]chan struct{}{}, all: make(chan struct{}), feed: make(chan struct{})}
+}
+
+// WaitFeed returns a channel that is closed when the feed may have grown.
+func (c *Changes) WaitFeed() <-chan struct{} {
+	c.startListening()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.feed
+}
+
+// PublishFeed wakes the waiters of the feed.
+func (c *Changes) PublishFeed() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.publishFeedLocked()
+}
+
+func (c *Changes) publishFeedLocked() {
+	close(c.feed)
+	c.feed = make(chan struct{})
 }
 
 // Wait returns a channel that is closed at the next change of key's turns (an identity), or
@@ -52,8 +74,8 @@ func (c *Changes) Wait(key string) <-chan struct{} {
 	return ch
 }
 
-// Publish wakes the waiters of key (an identity whose turn it now is), and every waiter when
-// key is AnyKey.
+// Publish wakes the waiters of key (an identity whose turn it now is), and every waiter (the
+// feed's too) when key is AnyKey.
 func (c *Changes) Publish(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -66,6 +88,7 @@ func (c *Changes) Publish(key string) {
 	}
 	close(c.all)
 	c.all = make(chan struct{})
+	c.publishFeedLocked()
 	for k, ch := range c.byKey {
 		close(ch)
 		delete(c.byKey, k)
@@ -111,6 +134,9 @@ func (c *Changes) close() {
 // identity whose turn it now is, or InboxAny.
 const inboxChannel = "parley_inbox"
 
+// feedChannel is the Postgres channel that announces a commit that added to the feed.
+const feedChannel = "parley_feed"
+
 // relistenAfter is how long the listener waits before it connects again after it lost its
 // connection.
 const relistenAfter = time.Second
@@ -136,7 +162,7 @@ func (db *DB) listenOnce(ctx context.Context, c *Changes) {
 		return
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+inboxChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+inboxChannel+"; LISTEN "+feedChannel); err != nil {
 		return
 	}
 	c.Publish(AnyKey)
@@ -145,9 +171,12 @@ func (db *DB) listenOnce(ctx context.Context, c *Changes) {
 		if err != nil {
 			return
 		}
-		if n.Payload == InboxAny {
+		switch {
+		case n.Channel == feedChannel:
+			c.PublishFeed()
+		case n.Payload == InboxAny:
 			c.Publish(AnyKey)
-		} else {
+		default:
 			c.Publish(n.Payload)
 		}
 	}

@@ -63,7 +63,7 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Met
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range append(apiRoutes(svc), claimRoutes(svc)...) {
+	for _, r := range append(append(apiRoutes(svc), claimRoutes(svc)...), searchRoutes(svc)...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
@@ -87,14 +87,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		ex := exchangeOf(c)
 		ex.transport, ex.operation = transportHTTP, operation
-		if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
-			return a.writeError(c, err)
-		}
 		// The request's database work has a deadline; a long poll's wait has its own bounds,
 		// and the inbox bounds each of its reads.
 		bounded, cancel := a.svc.Bounded(c.UserContext())
 		defer cancel()
-		actor, err := a.svc.AuthenticateHeader(bounded, clientAddress(c), authorizationHeaders(c))
+		actor, err := a.admit(c, bounded)
 		if err != nil {
 			return a.writeError(c, err)
 		}
@@ -130,6 +127,15 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		}
 		return writeJSON(c, r.status, res)
 	}
+}
+
+// admit makes the first checks of § 9 that every route makes: the request's size, then its
+// token. The caller is nil without a token, for the operation to refuse or not.
+func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
+	if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
+		return nil, err
+	}
+	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
 }
 
 // authorizationHeaders is the value of every Authorization header of the request, in order:

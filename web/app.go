@@ -44,6 +44,8 @@ type Options struct {
 	RequestDeadline time.Duration
 	// Timeouts of the HTTP server; zero fields mean DefaultTimeouts.
 	Timeouts Timeouts
+	// Feed tunes the streams of GET /v1/feed; zero fields mean DefaultFeedOptions.
+	Feed FeedOptions
 }
 
 // New builds the app. Each group of routes registers itself in its own function, in its own
@@ -80,6 +82,7 @@ func New(opts Options) *fiber.App {
 		registerMetrics(app, opts.Metrics)
 	}
 	registerAPI(app, svc, opts.Logger, opts.Metrics)
+	registerFeed(app, svc, opts.Logger, opts.Metrics, opts.Feed)
 	registerMCP(app, svc, opts.Logger, opts.Metrics)
 	registerStatic(app, opts.Static)
 	registerPages(app, svc, opts)

@@ -25,6 +25,7 @@ type Metrics struct {
 	writes   *prometheus.CounterVec   // kind
 	refusals *prometheus.CounterVec   // transport, reason
 	waiters  prometheus.Gauge
+	streams  prometheus.Gauge
 }
 
 // NewMetrics registers Parley's metrics, the database pool's, the Go runtime's and the
@@ -53,6 +54,10 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 			Name: "parley_long_poll_waiters",
 			Help: "Inbox reads waiting for news (wait_seconds above 0) right now, over HTTP and MCP.",
 		}),
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "parley_feed_streams",
+			Help: "Feed streams (GET /v1/feed) open right now.",
+		}),
 	}
 	build := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "parley_build_info",
@@ -60,7 +65,7 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 		ConstLabels: prometheus.Labels{"version": version},
 	})
 	build.Set(1)
-	m.registry.MustRegister(m.requests, m.duration, m.writes, m.refusals, m.waiters, build,
+	m.registry.MustRegister(m.requests, m.duration, m.writes, m.refusals, m.waiters, m.streams, build,
 		collectors.NewDBStatsCollector(db.DB.DB, string(db.Kind())),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -95,6 +100,12 @@ func (m *Metrics) observe(ex *exchange, outcome string, elapsed time.Duration) {
 func (m *Metrics) waiting() func() {
 	m.waiters.Inc()
 	return m.waiters.Dec
+}
+
+// streaming counts an open feed stream until the returned function is called.
+func (m *Metrics) streaming() func() {
+	m.streams.Inc()
+	return m.streams.Dec
 }
 
 // registerMetrics serves /metrics on the main address, to clients on loopback only: a

@@ -65,7 +65,8 @@ func (s scrape) metric(name, labels string) float64 {
 // a waiter while it waits.
 func TestMetricsCountRequests(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		f := newObservedForum(t, db, web.Options{})
+		// Heartbeats often, so that a feed stream whose listener left is noticed at once.
+		f := newObservedForum(t, db, web.Options{Feed: web.FeedOptions{Heartbeat: 100 * time.Millisecond}})
 		before := f.scrape()
 
 		thread, msg := f.ask(f.alice, "Which port?")
@@ -109,13 +110,13 @@ func TestMetricsCountRequests(t *testing.T) {
 			r := f.get("/v1/inbox?wait_seconds=2&since="+cursor, f.reader)
 			done <- reply200(r)
 		}()
-		f.waitForWaiters(1)
+		f.waitForMetric("parley_long_poll_waiters", 1)
 		go func() {
 			_, err := f.mcp(f.reader).CallTool(context.Background(), &mcp.CallToolParams{Name: "inbox",
 				Arguments: json.RawMessage(`{"wait_seconds":2,"since":"` + cursor + `"}`)})
 			done <- err
 		}()
-		f.waitForWaiters(2)
+		f.waitForMetric("parley_long_poll_waiters", 2)
 		for range 2 {
 			if err := <-done; err != nil {
 				t.Fatalf("long poll: %v", err)
@@ -124,20 +125,34 @@ func TestMetricsCountRequests(t *testing.T) {
 		if n := f.scrape().metric("parley_long_poll_waiters", ""); n != 0 {
 			t.Errorf("%v waiters after the long polls answered", n)
 		}
+
+		// A feed stream counts as open while its listener reads, and no longer once it leaves.
+		ctx, leave := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.base+"/v1/feed", nil)
+		req.Header.Set("Authorization", "Bearer "+f.reader)
+		stream, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.waitForMetric("parley_feed_streams", 1)
+		leave()
+		stream.Body.Close()
+		f.waitForMetric("parley_feed_streams", 0)
 	})
 }
 
-// waitForWaiters waits until /metrics counts n long-poll waiters.
-func (f *forum) waitForWaiters(n float64) {
+// waitForMetric waits until /metrics shows name (without labels) at n.
+func (f *forum) waitForMetric(name string, n float64) {
 	f.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for f.scrape().metric("parley_long_poll_waiters", "") != n {
+	deadline := time.Now().Add(10 * time.Second)
+	for f.scrape().metric(name, "") != n {
 		if time.Now().After(deadline) {
-			f.t.Fatalf("the long polls never counted as %v waiters", n)
+			f.t.Fatalf("%s never reached %v", name, n)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
 
 func reply200(r *reply) error {
 	if r.status != http.StatusOK {

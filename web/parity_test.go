@@ -64,6 +64,7 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 			}},
 		{name: "confirm", as: "mod", prepare: answered, tool: "confirm", args: `{"thread":"$th"}`, want: "ok"},
 		{name: "mark", as: "human", prepare: answered, tool: "mark", args: `{"thread":"$th","state":"rejected"}`, want: "ok"},
+		{name: "search", as: "reader", prepare: answered, tool: "search", args: `{"q":"port* -nothing","thread":"$th","kind":"ask","author":"ainotes:alice","state":"answered","limit":5}`, want: "ok"},
 
 		// Refused, one case or more for every reason of § 9 the core gives today.
 		{name: "an unknown kind", as: "alice", tool: "send", args: `{"kind":"shout","thread":"$th","body":"Hey"}`, want: "invalid_body"},
@@ -72,6 +73,7 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 		{name: "an argument to the manifest", tool: "get_manifest", args: `{"verbose":"yes"}`, want: "invalid_body"},
 		{name: "an id of the wrong form", as: "alice", tool: "read_thread", args: `{"thread":"msg_1"}`, want: "invalid_body"},
 		{name: "a cursor not given", as: "alice", tool: "inbox", args: `{"since":"made-up"}`, want: "invalid_body"},
+		{name: "a search with no word", as: "alice", tool: "search", args: `{"q":"-port"}`, want: "invalid_body"},
 		{name: "no token", tool: "send", args: `{"kind":"ask","body":"Anyone?"}`, want: "unauthenticated"},
 		{name: "no token, a bad body", tool: "send", args: `{"kind":"shout"}`, want: "unauthenticated"},
 		{name: "an unknown token", as: "Bearer parley_unknown", tool: "inbox", args: `{}`, want: "unauthenticated"},
@@ -250,6 +252,7 @@ func httpOf(t *testing.T, tool, args string) request {
 		"claim_verify": {http.MethodPost, "/v1/claims/{claim}/verify"},
 		"claim_read":   {http.MethodGet, "/v1/claims/{claim}"},
 		"claim_graph":  {http.MethodGet, "/v1/graph"},
+		"search":       {http.MethodGet, "/v1/search"},
 	}
 	route := routes[tool]
 	if tool == "send" || tool == "claim_assert" {

@@ -76,7 +76,7 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		Title:   "Parley",
 		Version: svc.Manifest(nil).Server.Version,
 	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
-	for _, t := range h.tools() {
+	for _, t := range append(h.tools(), h.searchTools()...) {
 		server.AddTool(t.mcpTool(), h.call(t))
 	}
 	h.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },

@@ -1,0 +1,159 @@
+package protocol
+
+import (
+	"context"
+	"math"
+	"strings"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 13 Search (profile search): messages found by words, best match first, newer first among
+// equals, through the database's own full-text index, written in the message's own
+// transaction, so a message is findable as soon as its send is acknowledged.
+
+func init() {
+	profiles = append(profiles, ProfileInfo{Name: "search", Version: "1",
+		About: `search (MCP) / GET /v1/search?q=: words that must all occur, "a phrase", -word to exclude, word* for a prefix; ` +
+			"filters thread, kind, author, state; best match first."})
+}
+
+// SearchResult is one page of messages found.
+type SearchResult struct {
+	Results []*SearchHitView `json:"results"`
+	Cursor  *string          `json:"cursor"`
+	More    bool             `json:"more"`
+}
+
+// SearchHitView is a message found, with its thread and plain text around the match.
+type SearchHitView struct {
+	Message *MessageView     `json:"message"`
+	Thread  SearchThreadView `json:"thread"`
+	Snippet string           `json:"snippet"`
+}
+
+// SearchThreadView is the thread of a message found, in brief.
+type SearchThreadView struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	State State  `json:"state"`
+}
+
+const searchCursorTag = "s1"
+
+// Search answers {q, thread?, kind?, author?, state?, limit?, cursor?}.
+func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResult, error) {
+	o, err := input(a, raw)
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.decodeSearch(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	limit := q.Limit
+	q.Limit++ // one more tells whether there is more
+	hits, err2 := s.db.Read().Search(ctx, *q)
+	if err2 != nil {
+		return nil, fault(err2)
+	}
+	res := &SearchResult{Results: []*SearchHitView{}}
+	if len(hits) > limit {
+		hits, res.More = hits[:limit], true
+	}
+	for i := range hits {
+		h := &hits[i]
+		res.Results = append(res.Results, &SearchHitView{
+			Message: messageView(&h.Message),
+			Thread:  SearchThreadView{ID: ThreadKey(h.Message.ThreadID), Title: h.ThreadTitle, State: State(h.ThreadState)},
+			Snippet: snippet(h.Message.Body, q.Terms),
+		})
+	}
+	if res.More {
+		c := searchCursor(hits[len(hits)-1].Position())
+		res.Cursor = &c
+	}
+	return res, nil
+}
+
+// decodeSearch reads the search's input; nothing of it is left unchecked.
+func (s *Service) decodeSearch(o *object) (*storage.SearchQuery, *Error) {
+	text, ok, err := o.str("q")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, Refuse(ReasonInvalidBody, "field q is missing: the words to look for")
+	}
+	q := &storage.SearchQuery{}
+	if q.Terms, err = parseSearchQuery(text); err != nil {
+		return nil, err
+	}
+	if q.ThreadID, _, err = o.id("thread", "th_"); err != nil {
+		return nil, err
+	}
+	kind, _, err := o.str("kind")
+	if err != nil {
+		return nil, err
+	}
+	if kind != "" && !IsKind(Kind(kind)) {
+		return nil, Refuse(ReasonInvalidBody, "field kind %q is not one of the nine kinds", kind)
+	}
+	q.Kind = kind
+	author, hasAuthor, err := o.str("author")
+	if err != nil {
+		return nil, err
+	}
+	if realm, handle, found := strings.Cut(author, ":"); hasAuthor && (!found || !ValidHandle(realm) || !ValidHandle(handle)) {
+		return nil, Refuse(ReasonInvalidBody, "field author %q is not an identity (<realm>:<handle>)", author)
+	}
+	q.Identity = author
+	state, _, err := o.str("state")
+	if err != nil {
+		return nil, err
+	}
+	if state != "" && !IsState(State(state)) {
+		return nil, Refuse(ReasonInvalidBody, "field state %q is not one of open, answered, decided, closed, deferred, obsolete, rejected", state)
+	}
+	q.State = state
+	limit, hasLimit, err := o.count("limit", 1, s.limits.ListMaxItems, true)
+	if err != nil {
+		return nil, err
+	}
+	if !hasLimit {
+		limit = min(20, s.limits.ListMaxItems)
+	}
+	q.Limit = limit
+	cursor, hasCursor, err := o.str("cursor")
+	if err != nil {
+		return nil, err
+	}
+	if hasCursor {
+		if q.After, err = parseSearchCursor(cursor); err != nil {
+			return nil, err
+		}
+	}
+	return q, o.rest()
+}
+
+// searchCursor keeps a result's place: the score's bits, in two halves so that each is a
+// non-negative number, and the message id.
+func searchCursor(p storage.SearchPosition) string {
+	bits := math.Float64bits(p.Score)
+	return encodeCursor(searchCursorTag, int64(bits>>32), int64(bits&math.MaxUint32), p.ID)
+}
+
+func parseSearchCursor(c string) (*storage.SearchPosition, *Error) {
+	n, err := decodeCursor("cursor", searchCursorTag, c, 3)
+	if err != nil {
+		return nil, err
+	}
+	score := math.Float64frombits(uint64(n[0])<<32 | uint64(n[1]))
+	if n[0] > math.MaxUint32 || n[1] > math.MaxUint32 || math.IsNaN(score) || math.IsInf(score, 0) {
+		return nil, Refuse(ReasonInvalidBody, "field cursor is not a cursor this server gave for it")
+	}
+	return &storage.SearchPosition{Score: score, ID: n[2]}, nil
+}

@@ -1,0 +1,86 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"hash/fnv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// WriteTime is one accepted write of an identity, kept for a minute: the writes_per_minute
+// limit counts them.
+type WriteTime struct {
+	Identity string    `bun:"identity,notnull"`
+	At       time.Time `bun:"at,notnull"`
+}
+
+// CountWrite records a write of identity at now, in the caller's transaction, unless limit
+// writes of it fall within the minute before now; then it records nothing and returns the
+// time when the oldest of them leaves that minute. The record is undone when the write is,
+// and the identity's records older than a minute are removed on the way.
+//
+// Concurrent writers of one identity take turns — on Postgres through a transaction-scoped
+// advisory lock on the identity, taken in a statement of its own so that the count after it
+// sees every write committed before, on SQLite through its one writer at a time — so a limit
+// on the count holds across every instance on the database. On Postgres, inside DB.Write, the
+// lock and the count are two prepared statements: they are on every send's path.
+func (f *Forum) CountWrite(ctx context.Context, identity string, now time.Time, limit int) (free time.Time, ok bool, err error) {
+	since := now.Add(-time.Minute)
+	if f.prepared() {
+		return f.countWritePostgres(ctx, identity, since, now, limit)
+	}
+	if f.db.kind == Postgres {
+		if _, err := f.q.NewRaw("SELECT pg_advisory_xact_lock(?)", writeLockKey(identity)).Exec(ctx); err != nil {
+			return time.Time{}, false, translate(err)
+		}
+	}
+	if _, err := f.q.NewRaw("DELETE FROM write_times WHERE identity = ? AND at <= ?", identity, since).Exec(ctx); err != nil {
+		return time.Time{}, false, translate(err)
+	}
+	res, err := f.q.NewRaw(`INSERT INTO write_times (identity, at) SELECT ?, ?
+		WHERE (SELECT count(*) FROM write_times WHERE identity = ? AND at > ?) < ?`,
+		identity, now, identity, since, limit).Exec(ctx)
+	if err != nil {
+		return time.Time{}, false, translate(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return time.Time{}, err == nil, translate(err)
+	}
+	var oldest time.Time
+	err = f.q.NewRaw("SELECT min(at) FROM write_times WHERE identity = ? AND at > ?", identity, since).Scan(ctx, &oldest)
+	return oldest.Add(time.Minute), false, translate(err)
+}
+
+const (
+	pgWriteLock  = "SELECT pg_advisory_xact_lock($1)"
+	pgCountWrite = `WITH gone AS (DELETE FROM write_times WHERE identity = $1 AND at <= $2),
+		recent AS (SELECT count(*) AS n, min(at) AS oldest FROM write_times WHERE identity = $1 AND at > $2),
+		added AS (INSERT INTO write_times (identity, at) SELECT $1, $3 FROM recent WHERE n < $4)
+		SELECT n, oldest FROM recent`
+)
+
+func (f *Forum) countWritePostgres(ctx context.Context, identity string, since, now time.Time, limit int) (time.Time, bool, error) {
+	if _, err := f.tx.ExecContext(ctx, pgWriteLock, pgx.QueryExecModeCacheStatement, writeLockKey(identity)); err != nil {
+		return time.Time{}, false, translate(err)
+	}
+	var n int
+	var oldest sql.NullTime
+	row := f.tx.QueryRowContext(ctx, pgCountWrite, pgx.QueryExecModeCacheStatement, identity, since, now, limit)
+	if err := row.Scan(&n, &oldest); err != nil {
+		return time.Time{}, false, translate(err)
+	}
+	if n < limit {
+		return time.Time{}, true, nil
+	}
+	return oldest.Time.Add(time.Minute), false, nil
+}
+
+// writeLockKey is the advisory lock of an identity's writes: a hash of it, kept apart from
+// the migrations' lock by a prefix. Two identities with one hash only take turns.
+func writeLockKey(identity string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("parley writes of " + identity))
+	return int64(h.Sum64())
+}
