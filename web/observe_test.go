@@ -153,7 +153,6 @@ func (f *forum) waitForMetric(name string, n float64) {
 	}
 }
 
-
 func reply200(r *reply) error {
 	if r.status != http.StatusOK {
 		return fmt.Errorf("status %d: %s", r.status, r.body)
