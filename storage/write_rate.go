@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"hash/fnv"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // WriteTime is one accepted write of an identity, kept for a minute: the writes_per_minute
@@ -62,12 +60,12 @@ const (
 )
 
 func (f *Forum) countWritePostgres(ctx context.Context, identity string, since, now time.Time, limit int) (time.Time, bool, error) {
-	if _, err := f.tx.ExecContext(ctx, pgWriteLock, pgx.QueryExecModeCacheStatement, writeLockKey(identity)); err != nil {
+	if _, err := f.tx.ExecContext(ctx, pgWriteLock, f.db.preparedMode, writeLockKey(identity)); err != nil {
 		return time.Time{}, false, translate(err)
 	}
 	var n int
 	var oldest sql.NullTime
-	row := f.tx.QueryRowContext(ctx, pgCountWrite, pgx.QueryExecModeCacheStatement, identity, since, now, limit)
+	row := f.tx.QueryRowContext(ctx, pgCountWrite, f.db.preparedMode, identity, since, now, limit)
 	if err := row.Scan(&n, &oldest); err != nil {
 		return time.Time{}, false, translate(err)
 	}
