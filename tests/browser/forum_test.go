@@ -48,6 +48,7 @@ func (f *forum) setUpFirstAccount(t *testing.T) {
 		t.Errorf("the setup address with a wrong code answers %d, want 404", status)
 	}
 	tb.open(f.setupURL)
+	checkAccessibility(t, tb, "/setup")
 	if f.screenshots {
 		tb.screenshot("setup-en-wide")
 	}

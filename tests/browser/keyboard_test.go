@@ -14,9 +14,7 @@ const maxTabs = 60
 // testKeyboard: a person without a mouse reaches confirm with Tab, sees where the focus is,
 // and confirms with Enter.
 func testKeyboard(t *testing.T, f *forum) {
-	thread, _ := f.proposal(t, "Confirmed from the keyboard?")
-	tb := f.signIn(t, tabOptions{})
-	tb.open(f.base + "/threads/" + thread)
+	tb, thread, _ := f.openProposal(t, "Confirmed from the keyboard?", tabOptions{})
 	focused := func() string {
 		return run(tb, "the focused control", chromedp.Evaluate[string](
 			`document.activeElement.getAttribute("data-action") || ""`))

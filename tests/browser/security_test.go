@@ -33,9 +33,7 @@ func testHostileBody(t *testing.T, f *forum) {
 // testCSRF: a form post without the session's CSRF token is refused and changes nothing;
 // the same post with the token goes through.
 func testCSRF(t *testing.T, f *forum) {
-	thread, _ := f.proposal(t, "Can a forged form confirm me?")
-	tb := f.signIn(t, tabOptions{})
-	tb.open(f.base + "/threads/" + thread)
+	tb, thread, _ := f.openProposal(t, "Can a forged form confirm me?", tabOptions{})
 	post := func(withToken bool) int {
 		script := fmt.Sprintf(`(async () => {
 			const form = new URLSearchParams({view: "thread"});

@@ -35,6 +35,7 @@ func startServer(t *testing.T, dbURL string) *forumServer {
 	cmd := exec.Command(parleyBinary, "serve", "--addr", "127.0.0.1:0", "--db", dbURL)
 	cmd.Dir = s.dir
 	cmd.Env = parleyEnv()
+	diesWithTest(cmd)
 	// Read only once the process has ended: Wait returns after the copy into it is done.
 	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr

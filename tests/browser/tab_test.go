@@ -183,3 +183,11 @@ func run[T any](tb *tab, what string, a chromedp.Action[T]) T {
 	})
 	return v
 }
+
+// withAndWithoutJavaScript runs a scenario twice, as the subtests javascript=true and
+// javascript=false: every control must work both ways.
+func withAndWithoutJavaScript(t *testing.T, scenario func(t *testing.T, js bool)) {
+	for _, js := range []bool{true, false} {
+		t.Run(fmt.Sprintf("javascript=%t", js), func(t *testing.T) { scenario(t, js) })
+	}
+}
