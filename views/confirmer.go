@@ -1,6 +1,10 @@
 package views
 
-import "github.com/parleyforum/parley/protocol"
+import (
+	"strings"
+
+	"github.com/parleyforum/parley/protocol"
+)
 
 // stateConfirmer is the event whose actor confirmed the thread's current state, read from the
 // thread's history: a confirm made at the moment the state was confirmed, or else the act
@@ -22,3 +26,7 @@ func (p ThreadPage) stateConfirmer() *protocol.EventView {
 	}
 	return nil
 }
+
+// unbroken keeps a name on one line where it stands inside a sentence ("KI · Mod"): its
+// spaces become no-break spaces.
+func unbroken(name string) string { return strings.ReplaceAll(name, " ", "\u00a0") }
