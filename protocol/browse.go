@@ -62,10 +62,13 @@ func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thr
 	return res
 }
 
-// Proposal is a thread whose state a model proposed, with the event that proposed it.
+// Proposal is a thread whose state a model proposed, with the event that proposed it and
+// the message that carried it (nil when the event came without one), so that a moderator
+// can judge the proposal where it is listed.
 type Proposal struct {
-	Thread *ThreadView `json:"thread"`
-	Event  *EventView  `json:"event"`
+	Thread  *ThreadView  `json:"thread"`
+	Event   *EventView   `json:"event"`
+	Message *MessageView `json:"message,omitempty"`
 }
 
 // ProposalsResult is one page of the moderation queue, the oldest proposal first.
@@ -107,10 +110,17 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 	for i := range events {
 		byID[events[i].ID] = &events[i]
 	}
+	messages, err := proposingMessages(ctx, read, events)
+	if err != nil {
+		return nil, fault(err)
+	}
 	for i := range rows {
 		p := Proposal{Thread: threadView(&rows[i])}
 		if ev, ok := byID[*rows[i].StateEventID]; ok {
 			p.Event = eventView(ev)
+			if ev.MessageID != nil {
+				p.Message = messages[*ev.MessageID]
+			}
 		}
 		res.Proposals = append(res.Proposals, p)
 	}
@@ -119,6 +129,25 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		res.Cursor = &c
 	}
 	return res, nil
+}
+
+// proposingMessages reads, in one query, the messages that made the given events, by id.
+func proposingMessages(ctx context.Context, read *storage.Forum, events []storage.Event) (map[int64]*MessageView, error) {
+	ids := make([]int64, 0, len(events))
+	for _, ev := range events {
+		if ev.MessageID != nil {
+			ids = append(ids, *ev.MessageID)
+		}
+	}
+	rows, err := read.MessagesByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*MessageView, len(rows))
+	for i := range rows {
+		out[rows[i].ID] = messageView(&rows[i])
+	}
+	return out, nil
 }
 
 // pageSize is the size of a page asked for: the default page when none, at most

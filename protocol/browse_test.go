@@ -92,7 +92,7 @@ func TestBrowse(t *testing.T) {
 }
 
 // Proposals are the unconfirmed states, the oldest proposal first, each with the event that
-// proposed it; confirmed and re-marked threads leave the queue.
+// proposed it and its message; confirmed and re-marked threads leave the queue.
 func TestProposals(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		ctx := context.Background()
@@ -115,6 +115,10 @@ func TestProposals(t *testing.T) {
 			for _, p := range res.Proposals {
 				if p.Event == nil || p.Event.Actor.Identity != "ainotes:bob" || p.Event.To != protocol.StateAnswered || p.Event.Confirmed {
 					t.Errorf("proposal %s comes with the event %+v", p.Thread.ID, p.Event)
+				}
+				if p.Message == nil || p.Event == nil || p.Event.Message == nil || p.Message.ID != *p.Event.Message ||
+					!strings.HasPrefix(p.Message.Body, "proposed ") || p.Message.From.Identity != "ainotes:bob" {
+					t.Errorf("proposal %s comes with the message %+v, want bob's answer that proposed it", p.Thread.ID, p.Message)
 				}
 				out = append(out, p.Thread.ID)
 			}

@@ -29,6 +29,10 @@ func TestSetupCreatesTheFirstAdministrator(t *testing.T) {
 		if form.find(`form[action="/setup"] input[name="name"]`).Length() != 1 {
 			t.Fatalf("no setup form:\n%s", form.body)
 		}
+		if header := form.find("header.site-header"); header.Find("nav, a[href]:not([hreflang])").Length() != 0 ||
+			header.Find("a[hreflang]").Length() != 1 {
+			t.Errorf("the setup page's header offers more than the language switch while no account exists:\n%s", header.Text())
+		}
 		for _, tc := range []struct {
 			values url.Values
 			status int

@@ -37,14 +37,25 @@ func TestModerationQueue(t *testing.T) {
 		if !strings.Contains(row.Text(), "ainotes:bob") || !strings.Contains(row.Text(), "answered") {
 			t.Errorf("the row does not say who proposed what: %q", row.Text())
 		}
+		message := row.Find(".excerpt")
+		if got := message.Find("blockquote").Text(); got != "A model's answer." ||
+			!strings.Contains(message.Find("figcaption").Text(), "Answer from ainotes:bob") ||
+			message.Find(`a[href^="/threads/`+older+`#msg_"]`).Length() != 1 {
+			t.Errorf("the row does not show the message that proposed, with its author and a link: %q", message.Text())
+		}
+		hostile := f.proposedWith("Markup in the queue", "<b>bold</b>\n2\n3\n4\n5th line")
+		excerpt := b.get("/moderation").find(`[data-thread-id="` + hostile + `"] .excerpt blockquote`)
+		if excerpt.Find("b").Length() != 0 || excerpt.Text() != "<b>bold</b>\n2\n3\n4 …" {
+			t.Errorf("the queue's excerpt is not the escaped text of the first four lines: %q", excerpt.Text())
+		}
 
 		b.post("/threads/"+older+"/confirm", url.Values{"view": {"queue"}}).redirectsTo(t, "/moderation")
 		frag := b.post("/threads/"+newer+"/mark", url.Values{"view": {"queue"}, "state": {"open"}}, htmx...).must(t, http.StatusOK)
 		if frag.find(`#queue-`+newer+`[data-thread-id] [data-done]`).Length() != 1 {
 			t.Errorf("the htmx answer in the queue is not the row, done:\n%s", frag.body)
 		}
-		if n := b.get("/moderation").find("[data-thread-id]").Length(); n != 0 {
-			t.Errorf("%d rows left in the queue, want none", n)
+		if n := b.get("/moderation").find("[data-thread-id]").Length(); n != 1 {
+			t.Errorf("%d rows left in the queue, want the one with markup", n)
 		}
 		// A refusal in the queue shows beside the row's control.
 		again := f.proposed("Refused in the queue")
@@ -97,6 +108,10 @@ func TestTokensAdministration(t *testing.T) {
 		if !strings.Contains(row.Text(), "ainotes:carol") || !strings.Contains(row.Text(), "lock") {
 			t.Errorf("the new token's row reads %q", row.Text())
 		}
+		if got := strings.Join(strings.Fields(row.Text()), " "); !strings.Contains(got, "Identity: ainotes:carol") ||
+			!strings.Contains(got, "Label: Night shift") || row.Find(`td.status [data-action="token-revoke"]`).Length() != 1 {
+			t.Errorf("the token's row does not label its columns for a phone, or lacks its revoke control: %q", got)
+		}
 
 		frag := b.post("/tokens", url.Values{"handle": {"dan"}, "rights": {"read"}}, htmx...).must(t, http.StatusOK)
 		if frag.find("#tokens [data-token-secret]").Length() != 1 || strings.Contains(frag.body, "<html") {
@@ -148,6 +163,9 @@ func TestLanguages(t *testing.T) {
 	de := b.get("/threads/"+thread, "Accept-Language", "de-DE,de;q=0.9,en;q=0.5").must(t, http.StatusOK)
 	if de.find(`html[lang="de"]`).Length() != 1 || de.text(".lock-label") != "KI · Moderation" || !strings.Contains(de.text("#thread-state"), "Zustand") {
 		t.Errorf("Accept-Language de: lang %q, lock label %q", de.find("html").AttrOr("lang", ""), de.text(".lock-label"))
+	}
+	if got := strings.Join(strings.Fields(de.text("#thread-state")), " "); !strings.Contains(got, "bestätigt von KI · Moderation") {
+		t.Errorf("the state the lock holder set does not name them as its confirmer: %q", got)
 	}
 	if got := de.find("time").First().Text(); got != "gerade eben" {
 		t.Errorf("a German relative time reads %q", got)

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,8 +23,18 @@ func (f *forum) state(thread string) (string, bool) {
 // proposed opens a thread as alice and lets bob answer it: an unconfirmed "answered".
 func (f *forum) proposed(question string) string {
 	f.t.Helper()
+	return f.proposedWith(question, "A model's answer.")
+}
+
+// proposedWith is proposed with bob's answer reading body.
+func (f *forum) proposedWith(question, body string) string {
+	f.t.Helper()
 	thread, _ := f.ask(f.alice, question)
-	f.send(f.bob, `{"kind":"answer","thread":"`+thread+`","body":"A model's answer."}`)
+	answer, err := json.Marshal(map[string]string{"kind": "answer", "thread": thread, "body": body})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.send(f.bob, string(answer))
 	return thread
 }
 
@@ -45,9 +56,15 @@ func TestConfirmAndMark(t *testing.T) {
 		if p.find(`[data-state="answered"][data-confirmed="true"]`).Length() != 1 || p.find(`[data-action="confirm"]`).Length() != 0 {
 			t.Error("after confirm the badge is not confirmed, or the confirm control is still there")
 		}
+		if got := strings.Join(strings.Fields(p.text("#thread-state")), " "); !strings.Contains(got, "by a model · confirmed by human:ada") {
+			t.Errorf("the state panel does not name who confirmed the model's proposal: %q", got)
+		}
 		b.post("/threads/"+plain+"/mark", url.Values{"state": {"rejected"}}).redirectsTo(t, "/threads/"+plain)
 		if state, confirmed := f.state(plain); state != "rejected" || !confirmed {
 			t.Fatalf("after mark rejected: %s, confirmed %v", state, confirmed)
+		}
+		if got := strings.Join(strings.Fields(b.get("/threads/"+plain).text("#thread-state")), " "); !strings.Contains(got, "by a human · confirmed by human:ada") {
+			t.Errorf("the state panel does not name the human whose mark confirmed itself: %q", got)
 		}
 
 		live := f.proposed("Confirmed with htmx?")

@@ -37,6 +37,13 @@ func TestThreadList(t *testing.T) {
 			!strings.Contains(row.Text(), "proposed, unconfirmed") || !strings.Contains(row.Text(), "ainotes:alice") {
 			t.Errorf("the first thread's row does not show its unconfirmed answer: %q", row.Text())
 		}
+		if got := strings.Join(strings.Fields(row.Text()), " "); !strings.Contains(got, "Whose turn: ") ||
+			!strings.Contains(got, "Opened by: ainotes:alice") || !strings.Contains(got, "2 messages") {
+			t.Errorf("the row does not label whose turn it is, its creator and its messages for a phone: %q", got)
+		}
+		if row.Find(".wide-only").Text() != "2" {
+			t.Errorf("the wide row's message count reads %q, want 2", row.Find(".wide-only").Text())
+		}
 		if row.Find(`a[href="/threads/`+first+`"]`).Text() != "First question" {
 			t.Errorf("the row does not link its thread by title: %q", row.Text())
 		}
