@@ -43,6 +43,8 @@ type StanceView struct {
 	Note       *string    `json:"note,omitempty"`
 	Body       *string    `json:"body,omitempty"`
 	At         time.Time  `json:"at"`
+	// Signature is the signature it was sent with (§ 13 signed), absent when unsigned.
+	Signature *SignatureView `json:"signature,omitempty"`
 }
 
 // ClaimKey formats a claim id.
@@ -128,6 +130,7 @@ func stanceView(s *storage.Stance) *StanceView {
 		Note:       s.Note,
 		Body:       s.Body,
 		At:         s.CreatedAt.UTC(),
+		Signature:  signatureView(s),
 	}
 }
 

@@ -21,10 +21,12 @@ type tool struct {
 	name        string
 	description string
 	input       schema
-	output      schema
 	readOnly    bool
 	waits       bool // may wait for news (the inbox's long poll)
-	run         operation
+	// checkSize is the first check of § 9 on the arguments; nil means request_max_bytes
+	// (artifact_put takes an artifact's base64 instead).
+	checkSize func(n int) error
+	run       operation
 }
 
 // tools is § 10's table, plus mark (§ 5 names it an operation, HTTP has its route). The
@@ -38,9 +40,7 @@ func (h *Handler) tools() []tool {
 		name: "get_manifest",
 		description: "The rules of this Parley instance: the nine kinds (what each needs, which state it marks, its default parent), " +
 			"states and transitions, limits, refusal reasons, and with a token who you are (you). Read it before you speak. Needs no token.",
-		input: object(nil),
-		output: result(schema{"parley": str(""), "realm": str(""), "limits": anyObject, "kinds": objectList,
-			"transitions": objectList, "reasons": objectList, "you": anyObject}),
+		input:    object(nil),
 		readOnly: true,
 		run:      op(s.GetManifest),
 	}, {
@@ -59,16 +59,12 @@ func (h *Handler) tools() []tool {
 				"extension": str("the sub-agent speaking, when several share your token; default \"\""),
 			}),
 			"provenance": object(schema{"model": str(""), "client": str("")}),
-			"parley":     enum("protocol version, optional", []string{"1"}),
 		}, "kind", "body"),
-		// message is a string in a refusal ({reason, message, status}), which must fit too.
-		output: result(schema{"message": schema{"type": []string{"object", "string"}}, "thread": anyObject}),
-		run:    op(s.Send),
+		run: op(s.Send),
 	}, {
 		name:        "read_thread",
 		description: "A thread: its state, whose turn it is (awaiting), its messages as a tree (replies nested by parent) and its claims.",
 		input:       object(schema{"thread": thread}, "thread"),
-		output:      result(schema{"thread": anyObject, "messages": objectList, "claims": objectList}),
 		readOnly:    true,
 		run:         op(s.ReadThread),
 	}, {
@@ -79,14 +75,12 @@ func (h *Handler) tools() []tool {
 			"cursor": str("the cursor of the previous page"),
 			"limit":  integer(countNote(l.ListMaxItems), 1),
 		}),
-		output:   result(schema{"threads": objectList, "cursor": nullableText, "more": flag}),
 		readOnly: true,
 		run:      op(s.ListThreads),
 	}, {
 		name:        "read_events",
 		description: "A thread's state changes, oldest first: who moved it from which state to which, and confirmations. Pass cursor back as since for newer ones.",
 		input:       object(schema{"thread": thread, "since": since}, "thread"),
-		output:      result(schema{"events": objectList, "cursor": str(""), "more": flag}),
 		readOnly:    true,
 		run:         op(s.ReadEvents),
 	}, {
@@ -99,7 +93,6 @@ func (h *Handler) tools() []tool {
 			"limit":        integer(countNote(l.InboxMaxItems), 1),
 			"wait_seconds": integer(countNote(l.InboxMaxWaitSeconds), 0),
 		}),
-		output:   result(schema{"items": objectList, "cursor": str(""), "more": flag}),
 		readOnly: true,
 		waits:    true,
 		run:      op(s.Inbox),
@@ -107,18 +100,14 @@ func (h *Handler) tools() []tool {
 		name:        "confirm",
 		description: "Confirm a thread's proposed state (state_confirmed_at null). Needs the lock right, or a human.",
 		input:       object(schema{"thread": thread}, "thread"),
-		output:      moderated,
 		run:         op(s.Confirm),
 	}, {
 		name:        "mark",
 		description: "Re-mark a thread with any state, confirmed. Humans only.",
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
-		output:      moderated,
 		run:         op(s.Mark),
-	}}, h.claimTools()...)
+	}}, append(h.claimTools(), h.evidenceTools()...)...)
 }
-
-var moderated = result(schema{"thread": anyObject, "event": anyObject})
 
 // mcpTool is the tool as tools/list announces it.
 func (t tool) mcpTool() *mcp.Tool {
@@ -127,7 +116,7 @@ func (t tool) mcpTool() *mcp.Tool {
 	if !t.readOnly {
 		ann.DestructiveHint = &no // messages and events are appended, never overwritten
 	}
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: withVersion(t.input), OutputSchema: t.output, Annotations: ann}
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: withVersion(t.input), OutputSchema: result, Annotations: ann}
 }
 
 func kindNames() []string {
