@@ -108,7 +108,7 @@ func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph,
 	if err != nil {
 		return nil, fault(err)
 	}
-	return buildGraph(claimViews(claims, stances, supersedesOf(claims), storage.Now()), anchors), nil
+	return buildGraph(claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, storage.Now()), anchors), nil
 }
 
 // buildGraph lays the claims out as § 12 says: claims and their anchor messages,

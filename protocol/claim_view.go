@@ -30,8 +30,16 @@ type ClaimView struct {
 	Attestations  []*StanceView `json:"attestations"`
 	Refutations   []*StanceView `json:"refutations"`
 	Verifications []*StanceView `json:"verifications"`
+	Quorum        Quorum        `json:"quorum"`
 	Provenance    *Provenance   `json:"provenance,omitempty"`
 	CreatedAt     time.Time     `json:"created_at"`
+}
+
+// Quorum is how far a claim is towards its seal (§ 13 quorum): Verifiers distinct verifiers
+// of the Of (verify_quorum) it needs — "k of N".
+type Quorum struct {
+	Verifiers int `json:"verifiers"`
+	Of        int `json:"of"`
 }
 
 // StanceView is an attestation, a refutation or a verification: who, with what proof, when.
@@ -58,12 +66,13 @@ func stanceKey(s *storage.Stance) string {
 }
 
 // claimViews renders claims with their stances; supersedes maps a claim's id to the ids of
-// the claims it superseded.
-func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map[int64][]int64, now time.Time) []*ClaimView {
+// the claims it superseded, and quorum is verify_quorum.
+func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map[int64][]int64, quorum int, now time.Time) []*ClaimView {
 	out := make([]*ClaimView, 0, len(claims))
 	byID := make(map[int64]*ClaimView, len(claims))
 	for i := range claims {
 		v := claimView(&claims[i], supersedes[claims[i].ID], now)
+		v.Quorum.Of = quorum
 		byID[claims[i].ID] = v
 		out = append(out, v)
 	}
@@ -81,6 +90,7 @@ func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map
 			v.Refutations = append(v.Refutations, sv)
 		case storage.StanceVerify:
 			v.Verifications = append(v.Verifications, sv)
+			v.Quorum.Verifiers++
 		}
 	}
 	return out
