@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
@@ -22,14 +23,10 @@ const SignedVersion = "1"
 // future-dated signature is refused, so that an old signature cannot be replayed later.
 const SignatureMaxSkew = 10 * time.Minute
 
-// SignatureView is a stance's signature as returned: the key, its public key (base64), the
-// at as it was signed and the signature (base64).
-type SignatureView struct {
-	Key       string `json:"key"`
-	PublicKey string `json:"public_key"`
-	At        string `json:"at"`
-	Sig       string `json:"sig"`
-}
+// SignatureView is a stance's signature as returned, the same object the graph and its
+// exports carry: the key, its public key (base64), the at as it was signed and the
+// signature (base64).
+type SignatureView = graph.Signature
 
 // signatureInput is the signature field of attest and verify.
 type signatureInput struct {
@@ -130,3 +127,4 @@ func signedEvidence(items []Evidence) []signed.Evidence {
 	}
 	return out
 }
+
