@@ -127,4 +127,3 @@ func signedEvidence(items []Evidence) []signed.Evidence {
 	}
 	return out
 }
-
