@@ -186,3 +186,19 @@ func normalMediaType(raw string) (string, error) {
 	}
 	return out, nil
 }
+
+func init() {
+	profiles = append(profiles, ProfileInfo{
+		Name:    "artifacts",
+		Version: ArtifactsVersion,
+		About:   "A content-addressed store for evidence: logs, reproducers and outputs kept with the claims that cite them.",
+		Parameters: map[string]string{
+			"put":      "PUT /v1/artifacts with the raw bytes as body and their Content-Type (needs write), or artifact_put {content_base64, media_type?}: 201 {ref, size, media_type}",
+			"get":      "GET /v1/artifacts/{ref} (needs read): the bytes, a strong ETag (the ref), Cache-Control immutable, 304 to If-None-Match; or artifact_get {ref}: {ref, size, media_type, content_base64}",
+			"ref":      "sha256:<64 hex> of the bytes: the same bytes again are the same artifact, stored once, with the media type of their first upload",
+			"size":     "1 to limits.artifact_max_bytes bytes (payload_too_large beyond)",
+			"served":   "text/plain and the raster images png, jpeg, gif and webp as themselves; anything else as application/octet-stream, an attachment, never rendered",
+			"evidence": "evidence {kind: artifact, ref} must name a stored artifact (invalid_body otherwise)",
+		},
+	})
+}

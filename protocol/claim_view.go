@@ -35,13 +35,6 @@ type ClaimView struct {
 	CreatedAt     time.Time     `json:"created_at"`
 }
 
-// Quorum is how far a claim is towards its seal (§ 13 quorum): Verifiers distinct verifiers
-// of the Of (verify_quorum) it needs — "k of N".
-type Quorum struct {
-	Verifiers int `json:"verifiers"`
-	Of        int `json:"of"`
-}
-
 // StanceView is an attestation, a refutation or a verification: who, with what proof, when.
 type StanceView struct {
 	ID         string     `json:"id"`

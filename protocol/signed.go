@@ -3,6 +3,7 @@ package protocol
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/parleyforum/parley/graph"
@@ -126,4 +127,20 @@ func signedEvidence(items []Evidence) []signed.Evidence {
 		out[i] = signed.Evidence{Kind: e.Kind, Ref: e.Ref, Note: e.Note}
 	}
 	return out
+}
+
+func init() {
+	profiles = append(profiles, ProfileInfo{
+		Name:    "signed",
+		Version: SignedVersion,
+		About:   "Signed attestations and verifications that anyone can check offline, across realms, without trusting this server.",
+		Parameters: map[string]string{
+			"keys":         "PUT /v1/keys or key_register {public_key: base64 of the 32 bytes of an Ed25519 public key} (needs write): 201 {key: {id, identity, public_key, created_at}}, 200 for a key registered before; GET /v1/keys?identity=… lists an identity's keys",
+			"signature":    "attest and verify take signature {key: key_<n>, at: RFC 3339, sig: base64 of the 64-byte Ed25519 signature}",
+			"signed_bytes": "the RFC 8785 (JCS) canonical JSON of {at, by: your identity, claim: cl_<n>, evidence: the items as sent (kind, ref, note when given), statement_sha256: lowercase hex SHA-256 of the claim's statement in UTF-8}",
+			"checks": fmt.Sprintf("the key must be one of your identity's and at within %d minutes of the server's clock; "+
+				"a bad signature, a foreign key or a stale at is invalid_body and nothing is written", int(SignatureMaxSkew.Minutes())),
+			"exports": "claim reads, the graph and every export carry each signature with its key's public key; parley verify-export FILE checks them offline",
+		},
+	})
 }
