@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 
@@ -40,11 +41,10 @@ func (a *api) putArtifact(c *fiber.Ctx) error {
 	}
 	ctx, cancel := a.svc.Bounded(c.UserContext())
 	defer cancel()
-	actor, err := a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
+	actor, err := a.authenticate(ctx, c)
 	if err != nil {
 		return a.writeError(c, err)
 	}
-	ex.askedBy(actor)
 	res, err := a.svc.PutArtifact(ctx, actor, c.Request().Body(), string(c.Request().Header.ContentType()))
 	if err != nil {
 		return a.writeError(c, err)
@@ -60,11 +60,10 @@ func (a *api) getArtifact(c *fiber.Ctx) error {
 	ex.transport, ex.operation = transportHTTP, "GET /v1/artifacts/:ref"
 	ctx, cancel := a.svc.Bounded(c.UserContext())
 	defer cancel()
-	actor, err := a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
+	actor, err := a.authenticate(ctx, c)
 	if err != nil {
 		return a.writeError(c, err)
 	}
-	ex.askedBy(actor)
 	if c.Context().QueryArgs().Len() > 0 {
 		return writeRefusal(c, protocol.Refuse(protocol.ReasonInvalidBody, "GET /v1/artifacts/{ref} takes no query parameters"))
 	}
@@ -89,6 +88,16 @@ func (a *api) getArtifact(c *fiber.Ctx) error {
 	}
 	c.Status(fiber.StatusOK).Response().SetBody(art.Content)
 	return nil
+}
+
+// authenticate finds the caller of the request (nil without a token) and notes it for the
+// access log.
+func (a *api) authenticate(ctx context.Context, c *fiber.Ctx) (*protocol.Actor, error) {
+	actor, err := a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
+	if err == nil {
+		exchangeOf(c).askedBy(actor)
+	}
+	return actor, err
 }
 
 // noneMatch reports whether an If-None-Match header names etag (or is *): RFC 9110 § 13.1.2

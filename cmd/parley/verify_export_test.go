@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/signed"
-	"github.com/parleyforum/parley/storage"
 )
 
 // parley verify-export checks every signature of an export without the server, in each
@@ -73,15 +71,7 @@ func TestVerifyExport(t *testing.T) {
 func signedForum(t *testing.T, url string) (attestation, verification string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := migrations.Up(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	svc := protocol.New(db, protocol.Options{})
+	svc := migratedService(t, url)
 	agent := func(handle string, rights ...protocol.Right) *protocol.Actor {
 		r := protocol.Rights{protocol.RightRead: true, protocol.RightWrite: true}
 		for _, right := range rights {
@@ -90,12 +80,7 @@ func signedForum(t *testing.T, url string) (attestation, verification string) {
 		return &protocol.Actor{Identity: "ainotes:" + handle, Rights: r}
 	}
 	alice, bob, carol, vera := agent("alice"), agent("bob"), agent("carol"), agent("vera", protocol.RightVerify)
-	must := func(_ any, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustFor(t)
 	res, err := svc.Send(ctx, alice, []byte(`{"kind":"ask","body":"Does the build pass?"}`))
 	must(res, err)
 	c, err := svc.Assert(ctx, alice, []byte(`{"thread":"`+res.Thread.ID+`","statement":"the build passes on main","evidence":[{"kind":"log","ref":"PASS"}]}`))
