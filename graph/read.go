@@ -9,7 +9,8 @@ import (
 )
 
 // Reading an export back, for the signatures it carries: the native JSON graph (also the
-// JSON of parley export, which holds it), GraphML and AIF. DOT carries no signatures.
+// JSON of parley export, which holds it and the claims beside it), GraphML and AIF. DOT
+// carries no signatures.
 
 // ReadSignedStances lists the signatures of an export in any format that carries them.
 func ReadSignedStances(data []byte) ([]*SignedStance, error) {
@@ -28,6 +29,7 @@ func ReadSignedStances(data []byte) ([]*SignedStance, error) {
 		Nodes     json.RawMessage `json:"nodes"`
 		Edges     json.RawMessage `json:"edges"`
 		Locutions json.RawMessage `json:"locutions"`
+		Claims    []exportClaim   `json:"claims"`
 	}
 	if err := json.Unmarshal(trimmed, &doc); err != nil || doc.Nodes == nil {
 		return nil, errors.New("not a Parley export: neither a JSON graph or export, nor GraphML, nor AIF")
@@ -43,7 +45,63 @@ func ReadSignedStances(data []byte) ([]*SignedStance, error) {
 	if err := json.Unmarshal(trimmed, &g); err != nil {
 		return nil, fmt.Errorf("the JSON graph cannot be read: %v", err)
 	}
-	return g.SignedStances(), nil
+	return withClaims(g.SignedStances(), doc.Claims), nil
+}
+
+// exportClaim is a claim as parley export's JSON holds it beside the graph (as claim_read
+// returns it), with the fields a signature's check needs.
+type exportClaim struct {
+	ID            string         `json:"id"`
+	Statement     string         `json:"statement"`
+	Attestations  []exportStance `json:"attestations"`
+	Verifications []exportStance `json:"verifications"`
+}
+
+type exportStance struct {
+	ID string `json:"id"`
+	By struct {
+		Identity string `json:"identity"`
+	} `json:"by"`
+	Evidence  []Evidence `json:"evidence"`
+	Signature *Signature `json:"signature"`
+}
+
+// withClaims checks the signatures of the export's claims too: a signature they hold and the
+// graph does not is added to those checked, and one on which they and the graph disagree
+// fails, so that neither part of the export can be altered alone.
+func withClaims(stances []*SignedStance, claims []exportClaim) []*SignedStance {
+	byID := map[string]*SignedStance{}
+	for _, s := range stances {
+		byID[s.Stance] = s
+	}
+	for _, c := range claims {
+		for _, st := range append(append([]exportStance{}, c.Attestations...), c.Verifications...) {
+			if st.Signature == nil {
+				continue
+			}
+			s := &SignedStance{Stance: st.ID, Claim: c.ID, Statement: c.Statement, By: st.By.Identity,
+				Evidence: st.Evidence, Signature: *st.Signature}
+			if s.Evidence == nil {
+				s.Evidence = []Evidence{}
+			}
+			seen, ok := byID[st.ID]
+			if !ok {
+				stances = append(stances, s)
+				continue
+			}
+			if seen.fault == nil && !sameStance(seen, s) {
+				seen.fault = fmt.Errorf("the export's claims and its graph differ on %s", st.ID)
+			}
+		}
+	}
+	return stances
+}
+
+// sameStance reports whether two readings of one signed stance say the same.
+func sameStance(a, b *SignedStance) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb) && a.Statement == b.Statement
 }
 
 // SignedStances are the AIF document's signatures, each with the text of its claim's I-node

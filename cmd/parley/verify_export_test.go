@@ -37,7 +37,7 @@ func TestVerifyExport(t *testing.T) {
 
 		// Bob's evidence is rewritten after he signed it: his signature no longer holds, Vera's does.
 		for format, file := range exported {
-			doc, _ := os.ReadFile(file)
+			doc := readBack(t, file)
 			tampered := strings.Replace(string(doc), "go test ./... passes", "go test ./... fails", 1)
 			if tampered == string(doc) {
 				t.Fatalf("the %s export does not hold bob's evidence:\n%s", format, doc)
@@ -52,10 +52,19 @@ func TestVerifyExport(t *testing.T) {
 				t.Errorf("verify-export of a tampered %s export printed:\n%s", format, r.stdout)
 			}
 		}
+		// Bob's evidence rewritten only where the export's claims hold it, after the graph.
+		exportJSON := string(readBack(t, exported["json"]))
+		last := strings.LastIndex(exportJSON, "go test ./... passes")
+		claimsOnly := filepath.Join(dir, "claims-only.json")
+		os.WriteFile(claimsOnly, []byte(exportJSON[:last]+"go test ./... fails"+exportJSON[last+len("go test ./... passes"):]), 0o600)
+		r := parley(t, "verify-export", claimsOnly)
+		r.fails(t, "verify-export of an export whose claims alone were changed", exitRuntime, "1 of 2 signatures do not hold")
+		if !strings.Contains(r.stdout, "FAIL "+attestation+" by ainotes:bob on cl_1, key_1") || !strings.Contains(r.stdout, "differ on "+attestation) {
+			t.Errorf("verify-export of an export whose claims alone were changed printed:\n%s", r.stdout)
+		}
 		// The claim's statement changed: both signatures fail.
-		doc, _ := os.ReadFile(exported["json"])
 		restated := filepath.Join(dir, "restated.json")
-		os.WriteFile(restated, []byte(strings.ReplaceAll(string(doc), "the build passes on main", "the build fails on main")), 0o600)
+		os.WriteFile(restated, []byte(strings.ReplaceAll(exportJSON, "the build passes on main", "the build fails on main")), 0o600)
 		parley(t, "verify-export", restated).fails(t, "verify-export of a restated claim", exitRuntime, "2 of 2 signatures do not hold")
 
 		dot := filepath.Join(dir, "forum.dot")
@@ -103,4 +112,14 @@ func signedForum(t *testing.T, url string) (attestation, verification string) {
 	verified, err := svc.Verify(ctx, vera, []byte(`{"claim":"`+c.Claim.ID+`","signature":`+veras+`}`))
 	must(verified, err)
 	return attested.Claim.Attestations[0].ID, verified.Claim.Verifications[0].ID
+}
+
+// readBack reads a file the test wrote.
+func readBack(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
