@@ -86,17 +86,14 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 	if err := requireActor(a, RightWrite); err != nil {
 		return nil, err
 	}
-	w := &write{s: s, actor: a, now: storage.Now()}
-	release, err := w.reserveRate()
-	if err != nil {
-		return nil, err
-	}
+	now := storage.Now()
+	var counted writeCount
 	stored, err := s.db.PutArtifact(context.WithoutCancel(ctx), &storage.Artifact{
 		Ref: ArtifactRef(content), Size: int64(len(content)), MediaType: media, Content: content,
-		Identity: a.Identity, CreatedAt: w.now,
-	})
+		Identity: a.Identity, CreatedAt: now,
+	}, func(ctx context.Context, f *storage.Forum) error { return counted.count(ctx, s, f, a, now) })
 	if err != nil {
-		release()
+		counted.giveBack()
 		return nil, fault(err)
 	}
 	return &ArtifactInfo{Ref: stored.Ref, Size: stored.Size, MediaType: stored.MediaType}, nil

@@ -187,3 +187,35 @@ func TestServeArtifactAs(t *testing.T) {
 		}
 	}
 }
+
+// Storing an artifact and registering a key are writes: counted against writes_per_minute,
+// and a refused one stores nothing. A key registered again is no write.
+func TestEvidenceWritesCount(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		limits := generous()
+		limits.WritesPerMinute = 2
+		svc := newService(t, db, limits)
+		ctx := context.Background()
+		alice := agent("alice", "read,write")
+		key := `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 32)) + `"}`
+		if _, err := svc.PutArtifact(ctx, alice, []byte("one"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.RegisterKey(ctx, alice, []byte(key)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := svc.RegisterKey(ctx, alice, []byte(key)); err != nil {
+			t.Fatalf("a key registered again was counted: %v", err)
+		}
+		_, err := svc.PutArtifact(ctx, alice, []byte("two"), "")
+		wantRefused(t, err, protocol.ReasonRateLimited)
+		_, err = svc.GetArtifact(ctx, reader, []byte(`{"ref":"`+protocol.ArtifactRef([]byte("two"))+`"}`))
+		wantRefused(t, err, protocol.ReasonNotFound)
+		other := `{"public_key":"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 32))) + `"}`
+		_, err = svc.RegisterKey(ctx, alice, []byte(other))
+		wantRefused(t, err, protocol.ReasonRateLimited)
+		if keys, err := svc.ListKeys(ctx, alice, []byte(`{}`)); err != nil || len(keys.Keys) != 1 {
+			t.Errorf("after a refused registration alice has %v keys (%v), want 1", keys, err)
+		}
+	})
+}

@@ -66,24 +66,22 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 	if err := requireActor(a, RightWrite); err != nil {
 		return nil, err
 	}
-	w := &write{s: s, actor: a, now: storage.Now()}
-	release, rerr := w.reserveRate()
-	if rerr != nil {
-		return nil, rerr
-	}
+	now := storage.Now()
 	var res *KeyResult
+	var counted writeCount
 	werr := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
-		stored, created, err := f.RegisterKey(ctx, &storage.SigningKey{Identity: a.Identity, PublicKey: encoded, CreatedAt: w.now})
+		stored, created, err := f.RegisterKey(ctx, &storage.SigningKey{Identity: a.Identity, PublicKey: encoded, CreatedAt: now})
 		if err != nil {
 			return err
 		}
 		res = &KeyResult{Key: keyView(stored), created: created}
-		return nil
+		if !created {
+			return nil // a key registered before is no write
+		}
+		return counted.count(ctx, s, f, a, now)
 	})
-	if werr != nil || !res.created {
-		release() // a key registered before is no write
-	}
 	if werr != nil {
+		counted.giveBack()
 		return nil, fault(werr)
 	}
 	return res, nil

@@ -29,11 +29,13 @@ type Artifact struct {
 var artifactInfoColumns = []string{"ref", "size", "media_type", "identity", "created_at"}
 
 // PutArtifact stores an artifact unless its ref is stored already, and returns the stored
-// one (the earlier upload's media type, when the same bytes came before). It returns only
-// once the bytes are durable: on Postgres a commit is (synchronous_commit, its default); on
-// SQLite, whose other writes commit with synchronous NORMAL, this commit alone syncs the
-// write-ahead log (synchronous FULL on the connection that commits it).
-func (db *DB) PutArtifact(ctx context.Context, a *Artifact) (*Artifact, error) {
+// one (the earlier upload's media type, when the same bytes came before). first runs in the
+// same transaction before the artifact is written (the protocol counts the write there); its
+// error rolls everything back. It returns only once the bytes are durable: on Postgres a
+// commit is (synchronous_commit, its default); on SQLite, whose other writes commit with
+// synchronous NORMAL, this commit alone syncs the write-ahead log (synchronous FULL on the
+// connection that commits it).
+func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx context.Context, f *Forum) error) (*Artifact, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, translate(err)
@@ -52,6 +54,9 @@ func (db *DB) PutArtifact(ctx context.Context, a *Artifact) (*Artifact, error) {
 	}
 	stored := new(Artifact)
 	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := first(ctx, &Forum{db: db, q: tx, tx: tx.Tx}); err != nil {
+			return err
+		}
 		if _, err := tx.NewInsert().Model(a).On("CONFLICT (ref) DO NOTHING").Exec(ctx); err != nil {
 			return err
 		}
