@@ -75,13 +75,6 @@ func (f *Forum) Artifact(ctx context.Context, ref string) (*Artifact, error) {
 	return a, translate(err)
 }
 
-// ArtifactInfo reads an artifact without its bytes: enough to answer a conditional request.
-func (f *Forum) ArtifactInfo(ctx context.Context, ref string) (*Artifact, error) {
-	a := new(Artifact)
-	err := f.q.NewSelect().Model(a).Column(artifactInfoColumns...).Where("ref = ?", ref).Scan(ctx)
-	return a, translate(err)
-}
-
 // HasArtifact reports whether an artifact is stored.
 func (f *Forum) HasArtifact(ctx context.Context, ref string) (bool, error) {
 	ok, err := f.q.NewSelect().Model((*Artifact)(nil)).Where("ref = ?", ref).Exists(ctx)

@@ -47,12 +47,3 @@ func (f *Forum) KeysOf(ctx context.Context, identity string) ([]SigningKey, erro
 	return out, translate(err)
 }
 
-// KeysByID reads the keys with the given ids, oldest first.
-func (f *Forum) KeysByID(ctx context.Context, ids []int64) ([]SigningKey, error) {
-	out := []SigningKey{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	err := f.q.NewSelect().Model(&out).Where("id IN (?)", bun.In(ids)).Order("id").Scan(ctx)
-	return out, translate(err)
-}
