@@ -46,4 +46,3 @@ func (f *Forum) KeysOf(ctx context.Context, identity string) ([]SigningKey, erro
 	err := f.q.NewSelect().Model(&out).Where("identity = ?", identity).Order("id").Scan(ctx)
 	return out, translate(err)
 }
-
