@@ -46,11 +46,7 @@ func TestArtifactRoundTrip(t *testing.T) {
 		if *again != want {
 			t.Errorf("the same bytes again answered %+v, want the stored %+v", again, want)
 		}
-		var rows int
-		if err := db.NewRaw("SELECT count(*) FROM artifacts").Scan(ctx, &rows); err != nil {
-			t.Fatal(err)
-		}
-		if rows != 1 {
+		if rows := artifactRows(t, db); rows != 1 {
 			t.Errorf("%d artifacts stored after the same bytes twice, want 1", rows)
 		}
 		// Bytes without a media type are application/octet-stream.
@@ -62,6 +58,16 @@ func TestArtifactRoundTrip(t *testing.T) {
 			t.Errorf("bytes without a media type are stored as %q", bin.MediaType)
 		}
 	})
+}
+
+// artifactRows counts the artifacts stored.
+func artifactRows(t *testing.T, db *storage.DB) int {
+	t.Helper()
+	var rows int
+	if err := db.NewRaw("SELECT count(*) FROM artifacts").Scan(context.Background(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 func TestArtifactRefusals(t *testing.T) {
@@ -120,11 +126,7 @@ func TestArtifactRefusals(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) { wantRefused(t, c.run(), c.want) })
 		}
-		var rows int
-		if err := db.NewRaw("SELECT count(*) FROM artifacts").Scan(ctx, &rows); err != nil {
-			t.Fatal(err)
-		}
-		if rows != 1 {
+		if rows := artifactRows(t, db); rows != 1 {
 			t.Errorf("%d artifacts stored after the refusals, want the 1 accepted", rows)
 		}
 	})
