@@ -85,3 +85,22 @@ func TestSigningKeys(t *testing.T) {
 		}
 	})
 }
+
+// On SQLite the connection that commits an artifact (with synchronous FULL) goes back to
+// NORMAL, the setting of every other write.
+func TestArtifactCommitLeavesSQLiteAsItWas(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	ctx := context.Background()
+	db.SetMaxOpenConns(1) // the connection that commits the artifact is the one asked after
+	a := &storage.Artifact{Ref: "sha256:z", Size: 1, MediaType: "text/plain", Content: []byte("z"), Identity: "ainotes:alice", CreatedAt: storage.Now()}
+	if _, err := db.PutArtifact(ctx, a, noStep); err != nil {
+		t.Fatal(err)
+	}
+	var after int
+	if err := db.NewRaw("PRAGMA synchronous").Scan(ctx, &after); err != nil {
+		t.Fatal(err)
+	}
+	if after != 1 {
+		t.Errorf("synchronous is %d after an artifact's commit; want 1 (NORMAL)", after)
+	}
+}
