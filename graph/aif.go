@@ -22,6 +22,9 @@ type AIF struct {
 	Edges        []AIFEdge        `json:"edges"`
 	Locutions    []AIFLocution    `json:"locutions"`
 	Participants []AIFParticipant `json:"participants"`
+	// Signatures are the signed attestations and verifications (§ 13 signed), each naming
+	// its claim's I-node, so that they can be checked offline; absent when there are none.
+	Signatures []*SignedStance `json:"signatures,omitempty"`
 }
 
 // AIFNode is one node; Type is I, RA, CA, MA, L or YA.
@@ -110,6 +113,7 @@ func ToAIF(g *Graph) *AIF {
 			edge(s, e.To)
 		}
 	}
+	doc.Signatures = g.SignedStances()
 	return doc
 }
 

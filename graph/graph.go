@@ -57,6 +57,8 @@ type Node struct {
 	Text       string     `json:"text,omitempty"`
 	Evidence   []Evidence `json:"evidence,omitempty"`
 	At         time.Time  `json:"at"`
+	// Signature is a signed attestation's or verification's signature (§ 13 signed).
+	Signature *Signature `json:"signature,omitempty"`
 }
 
 // Edge is one typed edge.

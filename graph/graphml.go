@@ -47,6 +47,13 @@ var graphmlKeys = []graphmlKey{
 		return string(b)
 	}},
 	{"n_time", "node", "time", "string", func(n *Node) string { return n.At.UTC().Format(time.RFC3339Nano) }},
+	{"n_signature", "node", "signature", "string", func(n *Node) string {
+		if n.Signature == nil {
+			return ""
+		}
+		b, _ := json.Marshal(n.Signature)
+		return string(b)
+	}},
 	{"e_kind", "edge", "kind", "string", nil},
 }
 

@@ -46,7 +46,7 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 	if err != nil {
 		return nil, fault(err)
 	}
-	res.Claims = claimViews(claims, stances, supersedesOf(claims), now)
+	res.Claims = claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, now)
 	if res.More {
 		c := encodeCursor(awaitingCursorTag, claims[len(claims)-1].ID)
 		res.Cursor = &c

@@ -108,7 +108,7 @@ func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph,
 	if err != nil {
 		return nil, fault(err)
 	}
-	return buildGraph(claimViews(claims, stances, supersedesOf(claims), storage.Now()), anchors), nil
+	return buildGraph(claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, storage.Now()), anchors), nil
 }
 
 // buildGraph lays the claims out as § 12 says: claims and their anchor messages,
@@ -146,7 +146,7 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 					text = *st.Note
 				}
 				g.Nodes = append(g.Nodes, &graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
-					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At})
+					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature})
 				g.Edges = append(g.Edges, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
 			}
 		}

@@ -39,12 +39,12 @@ func (s *Service) readClaim(ctx context.Context, id int64) (*ClaimResult, error)
 	if err != nil {
 		return nil, fault(err)
 	}
-	views := claimViews([]storage.Claim{*claim}, stances, map[int64][]int64{id: older}, storage.Now())
+	views := claimViews([]storage.Claim{*claim}, stances, map[int64][]int64{id: older}, s.limits.VerifyQuorum, storage.Now())
 	return &ClaimResult{Claim: views[0]}, nil
 }
 
 // threadClaims reads the claims of a thread with their stances, oldest first.
-func threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*ClaimView, error) {
+func (s *Service) threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*ClaimView, error) {
 	claims, err := read.ClaimsOf(ctx, threadID)
 	if err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*
 	if err != nil {
 		return nil, err
 	}
-	return claimViews(claims, stances, supersedesOf(claims), storage.Now()), nil
+	return claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, storage.Now()), nil
 }
 
 // MarkClaim answers {claim, state}: a human re-marks a claim's state (moderation), confirmed,

@@ -24,13 +24,14 @@ type stanceOp struct {
 	evidence bool   // at least one item required
 	note     bool   // takes note?
 	body     bool   // takes body (required)
+	signable bool   // takes signature? (§ 13 signed)
 	right    func(*Actor) *Error
 }
 
 var (
-	attestOp = stanceOp{op: OpAttest, kind: storage.StanceAttest, evidence: true, note: true, right: needsWrite}
+	attestOp = stanceOp{op: OpAttest, kind: storage.StanceAttest, evidence: true, note: true, signable: true, right: needsWrite}
 	refuteOp = stanceOp{op: OpRefute, kind: storage.StanceRefute, evidence: true, body: true, right: needsWrite}
-	verifyOp = stanceOp{op: OpVerify, kind: storage.StanceVerify, note: true, right: CanVerify}
+	verifyOp = stanceOp{op: OpVerify, kind: storage.StanceVerify, note: true, signable: true, right: CanVerify}
 )
 
 func needsWrite(a *Actor) *Error { return requireActor(a, RightWrite) }
@@ -77,6 +78,12 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		}
 		in.body = &body
 	}
+	var sig *signatureInput
+	if op.signable {
+		if sig, err = decodeSignature(o, storage.Now()); err != nil {
+			return nil, err
+		}
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
@@ -89,6 +96,9 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 	return s.runClaimTx(ctx, a, ext, func(ctx context.Context, c *claimTx) (*storage.Claim, error) {
 		claim, err := c.lockedClaim(ctx, id)
 		if err != nil {
+			return nil, err
+		}
+		if err := c.checkSignature(ctx, sig, claim, in.evidence); err != nil {
 			return nil, err
 		}
 		if err := c.checkOpen(); err != nil {
@@ -124,6 +134,7 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			AuthorKind: a.AuthorKind(), Evidence: encodeEvidence(in.evidence),
 			Note: in.note, Body: in.body, CreatedAt: c.now,
 		}
+		sig.sign(st)
 		if err := c.f.InsertStance(ctx, st); err != nil {
 			return nil, err
 		}

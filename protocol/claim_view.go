@@ -30,6 +30,7 @@ type ClaimView struct {
 	Attestations  []*StanceView `json:"attestations"`
 	Refutations   []*StanceView `json:"refutations"`
 	Verifications []*StanceView `json:"verifications"`
+	Quorum        Quorum        `json:"quorum"`
 	Provenance    *Provenance   `json:"provenance,omitempty"`
 	CreatedAt     time.Time     `json:"created_at"`
 }
@@ -43,6 +44,8 @@ type StanceView struct {
 	Note       *string    `json:"note,omitempty"`
 	Body       *string    `json:"body,omitempty"`
 	At         time.Time  `json:"at"`
+	// Signature is the signature it was sent with (§ 13 signed), absent when unsigned.
+	Signature *SignatureView `json:"signature,omitempty"`
 }
 
 // ClaimKey formats a claim id.
@@ -56,12 +59,13 @@ func stanceKey(s *storage.Stance) string {
 }
 
 // claimViews renders claims with their stances; supersedes maps a claim's id to the ids of
-// the claims it superseded.
-func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map[int64][]int64, now time.Time) []*ClaimView {
+// the claims it superseded, and quorum is verify_quorum.
+func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map[int64][]int64, quorum int, now time.Time) []*ClaimView {
 	out := make([]*ClaimView, 0, len(claims))
 	byID := make(map[int64]*ClaimView, len(claims))
 	for i := range claims {
 		v := claimView(&claims[i], supersedes[claims[i].ID], now)
+		v.Quorum.Of = quorum
 		byID[claims[i].ID] = v
 		out = append(out, v)
 	}
@@ -79,6 +83,7 @@ func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map
 			v.Refutations = append(v.Refutations, sv)
 		case storage.StanceVerify:
 			v.Verifications = append(v.Verifications, sv)
+			v.Quorum.Verifiers++
 		}
 	}
 	return out
@@ -128,6 +133,7 @@ func stanceView(s *storage.Stance) *StanceView {
 		Note:       s.Note,
 		Body:       s.Body,
 		At:         s.CreatedAt.UTC(),
+		Signature:  signatureView(s),
 	}
 }
 

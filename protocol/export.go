@@ -96,7 +96,7 @@ func (s *Service) forumExport(ctx context.Context, threadID int64) (*Export, err
 		for j := range evs {
 			exp.Events = append(exp.Events, eventView(&evs[j]))
 		}
-		claims, err := threadClaims(ctx, read, t.ID)
+		claims, err := s.threadClaims(ctx, read, t.ID)
 		if err != nil {
 			return nil, fault(err)
 		}

@@ -42,6 +42,8 @@ type ProfileInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	About   string `json:"about"`
+	// Parameters say how the profile is used and which limits rule it (§ 13's profiles).
+	Parameters map[string]string `json:"parameters,omitempty"`
 	// Dialectic is the description of the dialectic profile (§ 12); nil for the others.
 	*Dialectic
 }

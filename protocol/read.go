@@ -37,7 +37,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	claims, err2 := threadClaims(ctx, read, id)
+	claims, err2 := s.threadClaims(ctx, read, id)
 	if err2 != nil {
 		return nil, fault(err2)
 	}

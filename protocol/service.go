@@ -20,7 +20,7 @@ type Options struct {
 	// reads); DefaultDeadline when zero.
 	Deadline time.Duration
 	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
-	// artifact; nil means this instance stores no artifacts, so no such evidence can exist.
+	// artifact; nil means the store in the database (artifact.go).
 	Artifacts func(ctx context.Context, ref string) (bool, error)
 }
 
@@ -65,7 +65,7 @@ func New(db *storage.DB, opts Options) *Service {
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultDeadline
 	}
-	return &Service{
+	s := &Service{
 		deadline:    opts.Deadline,
 		db:          db,
 		realm:       opts.Realm,
@@ -75,6 +75,10 @@ func New(db *storage.DB, opts Options) *Service {
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,
 	}
+	if s.artifacts == nil {
+		s.artifacts = s.hasArtifact
+	}
+	return s
 }
 
 // Limits are the limits in force.

@@ -55,6 +55,13 @@ type Stance struct {
 	Note       *string   `bun:"note"`
 	Body       *string   `bun:"body"`
 	CreatedAt  time.Time `bun:"created_at,notnull"`
+	// The signature of the signed profile (§ 13), when the stance was signed: the key, the
+	// at exactly as sent (it is part of the signed bytes) and the base64 signature.
+	SignatureKeyID *int64  `bun:"signature_key_id"`
+	SignatureAt    *string `bun:"signature_at"`
+	Signature      *string `bun:"signature"`
+	// SignaturePublicKey is the signing key's public key, read with the stance (StancesOf).
+	SignaturePublicKey *string `bun:"signature_public_key,scanonly"`
 }
 
 // claimColumns are the columns a change of a claim writes.
@@ -104,13 +111,17 @@ func (f *Forum) ClaimsOf(ctx context.Context, threadIDs ...int64) ([]Claim, erro
 	return out, translate(err)
 }
 
-// StancesOf reads the stances on the given claims, oldest first.
+// StancesOf reads the stances on the given claims, oldest first, each signed one with its
+// key's public key.
 func (f *Forum) StancesOf(ctx context.Context, claimIDs []int64) ([]Stance, error) {
 	var out []Stance
 	if len(claimIDs) == 0 {
 		return out, nil
 	}
-	err := f.q.NewSelect().Model(&out).Where("claim_id IN (?)", bun.In(claimIDs)).Order("id").Scan(ctx)
+	err := f.q.NewSelect().Model(&out).
+		ColumnExpr("stance.*").ColumnExpr("signing_key.public_key AS signature_public_key").
+		Join("LEFT JOIN signing_keys AS signing_key ON signing_key.id = stance.signature_key_id").
+		Where("stance.claim_id IN (?)", bun.In(claimIDs)).Order("stance.id").Scan(ctx)
 	return out, translate(err)
 }
 

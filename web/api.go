@@ -33,8 +33,8 @@ type apiRoute struct {
 	waits  bool // may wait for news (a long poll), which a shutdown ends
 }
 
-// apiRoutes is § 10's table, without the claims (claimRoutes), artifacts and feed, which
-// register themselves.
+// apiRoutes is § 10's table, without the claims (claimRoutes), keys (keyRoutes), artifacts
+// and feed, which register themselves.
 func apiRoutes(svc *protocol.Service) []apiRoute {
 	const get, post, ok = fiber.MethodGet, fiber.MethodPost, fiber.StatusOK
 	return []apiRoute{
@@ -63,7 +63,7 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Met
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range append(append(apiRoutes(svc), claimRoutes(svc)...), searchRoutes(svc)...) {
+	for _, r := range append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
@@ -78,6 +78,7 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Met
 	for _, p := range paths {
 		app.All(p, methodNotAllowed(strings.Join(allow[p], ", ")))
 	}
+	a.registerArtifacts(app)
 }
 
 // handler runs one route in the order of § 9: the request's size, then the token, then the
@@ -100,7 +101,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if id == (pathID{}) {
 			id = threadPath
 		}
-		raw, bad := requestInput(c, r.method == fiber.MethodPost, id)
+		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut, id)
 		if bad != nil {
 			if actor != nil || r.public {
 				return writeRefusal(c, bad)
@@ -125,7 +126,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if doc, ok := res.(document); ok && doc.IsDocument() {
 			return writeDocument(c, r.status, doc)
 		}
-		return writeJSON(c, r.status, res)
+		return writeJSON(c, statusOf(r, res), res)
 	}
 }
 

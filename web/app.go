@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -113,8 +114,9 @@ func withDefaults(opts Options) Options {
 	return opts
 }
 
-// bodyLimit is the largest request body the server reads at all: an artifact's, or any
-// other request's, whichever limit is larger. Each route enforces its own limit below it.
+// bodyLimit is the largest request body the server reads at all: an artifact's, an MCP
+// request's (artifact_put carries an artifact in base64), or any other request's, whichever
+// limit is larger. Each route enforces its own limit below it.
 func bodyLimit(l protocol.Limits) int {
-	return max(l.RequestMaxBytes, l.ArtifactMaxBytes)
+	return max(l.RequestMaxBytes, l.ArtifactMaxBytes, int(mcpserver.MaxBody(l)))
 }

@@ -101,7 +101,7 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 			prepare: func(f *forum, _, _ string) { takeDown(f.t, f.db) },
 			tool:    "read_thread", args: `{"thread":"$th"}`, want: "unavailable"},
 	}
-	cases = append(cases, claimParityCases()...)
+	cases = append(append(cases, claimParityCases()...), evidenceParityCases()...)
 	reasons := map[string]bool{}
 	for _, c := range cases {
 		reasons[c.want] = true
@@ -227,7 +227,7 @@ func runOverHTTP(t *testing.T, kind storage.Kind, c parityCase) parityAnswer {
 
 // okStatus is the HTTP status of an accepted call of the tool.
 func okStatus(tool string) int {
-	if tool == "send" || tool == "claim_assert" {
+	if tool == "send" || tool == "claim_assert" || tool == "key_register" {
 		return http.StatusCreated
 	}
 	return http.StatusOK
@@ -252,6 +252,7 @@ func httpOf(t *testing.T, tool, args string) request {
 		"claim_verify": {http.MethodPost, "/v1/claims/{claim}/verify"},
 		"claim_read":   {http.MethodGet, "/v1/claims/{claim}"},
 		"claim_graph":  {http.MethodGet, "/v1/graph"},
+		"key_register": {http.MethodPut, "/v1/keys"},
 		"search":       {http.MethodGet, "/v1/search"},
 	}
 	route := routes[tool]
@@ -271,7 +272,7 @@ func httpOf(t *testing.T, tool, args string) request {
 			delete(fields, field)
 		}
 	}
-	if route.method == http.MethodPost {
+	if route.method == http.MethodPost || route.method == http.MethodPut {
 		body := ""
 		if len(fields) > 0 {
 			b, _ := json.Marshal(fields)

@@ -58,8 +58,9 @@ const bob = await connect(tokenB);
 
 const { tools } = await alice.listTools();
 const names = tools.map((t) => t.name).sort();
-const want = ["claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute", "claim_verify",
-  "confirm", "get_manifest", "inbox", "list_threads", "mark", "read_events", "read_thread", "search", "send"];
+const want = ["artifact_get", "artifact_put", "claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute",
+  "claim_verify", "confirm", "get_manifest", "inbox", "key_register", "list_threads", "mark", "read_events", "read_thread",
+  "search", "send"];
 check(JSON.stringify(names) === JSON.stringify(want), "tools/list names the tools", names);
 check(tools.every((t) => t.inputSchema.additionalProperties === false), "every input schema is closed", tools);
 

@@ -34,6 +34,8 @@ func commands() []*command {
 			summary: "create a human account for the pages", run: runUserAdd},
 		{name: "export", synopsis: "[--thread th_N] [--format json|graphml|dot|aif]",
 			summary: "write the claim graph to standard output", run: runExport},
+		{name: "verify-export", synopsis: "FILE",
+			summary: "check every signature of an export offline: one line each, exit 0 when all hold, 1 otherwise", run: runVerifyExport},
 		{name: "backup", synopsis: "FILE",
 			summary: "write a consistent copy of the SQLite database to FILE while the server runs (Postgres: pg_dump)", run: runBackup},
 		{name: "version", summary: "print the version", run: runVersion},

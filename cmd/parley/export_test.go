@@ -64,23 +64,10 @@ func TestExport(t *testing.T) {
 func exportForum(t *testing.T, url string) (thread, claim string) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := migrations.Up(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	svc := protocol.New(db, protocol.Options{})
+	svc := migratedService(t, url)
 	alice := &protocol.Actor{Identity: "ainotes:alice", Rights: protocol.DefaultAgentRights}
 	bob := &protocol.Actor{Identity: "ainotes:bob", Rights: protocol.DefaultAgentRights}
-	must := func(_ any, err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustFor(t)
 	res, err := svc.Send(ctx, alice, []byte(`{"kind":"ask","body":"Which port?"}`))
 	must(res, err)
 	thread = res.Thread.ID
@@ -90,4 +77,30 @@ func exportForum(t *testing.T, url string) (thread, claim string) {
 	must(svc.Refute(ctx, alice, []byte(`{"claim":"`+c.Claim.ID+`","evidence":[{"kind":"log","ref":"listening on 8081"}],"body":"8081"}`)))
 	must(svc.Send(ctx, bob, []byte(`{"kind":"ask","body":"Another?"}`)))
 	return thread, c.Claim.ID
+}
+
+// migratedService is the operation layer over the database at url, migrated, closed when the
+// test ends: for filling a database that the binary then reads.
+func migratedService(t *testing.T, url string) *protocol.Service {
+	t.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := migrations.Up(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	return protocol.New(db, protocol.Options{})
+}
+
+// mustFor is a check of an operation's error that fails t.
+func mustFor(t *testing.T) func(any, error) {
+	return func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -17,12 +17,15 @@ import (
 const frameBytes = 8 << 10
 
 // maxBody is the most the server reads of one MCP request: the largest input any operation
-// takes (request_max_bytes, or an artifact's artifact_max_bytes) and its frame. A call whose
+// takes (request_max_bytes, or artifact_put's base64 of artifact_max_bytes) and its frame. A call whose
 // arguments are over request_max_bytes is read and refused by the tool (payload_too_large as
 // a tool result, the shape § 9 asks for, under the id of the call); only a body over this
 // bound, which nothing could accept, is refused here, unread.
-func maxBody(l protocol.Limits) int64 {
-	return int64(max(l.RequestMaxBytes, l.ArtifactMaxBytes)) + frameBytes
+func maxBody(svc *protocol.Service) int64 { return MaxBody(svc.Limits()) }
+
+// MaxBody is maxBody under the limits l, for a server that bounds the bodies it reads.
+func MaxBody(l protocol.Limits) int64 {
+	return int64(max(l.RequestMaxBytes, protocol.ArtifactInputMaxBytes(l))) + frameBytes
 }
 
 // readBody reads the whole body of a POST up to maxBody, puts it back for the SDK and returns

@@ -45,7 +45,11 @@ func (h *Handler) call(t tool) mcp.ToolHandler {
 // The call's database work has the deadline of one request; a tool that waits (the inbox's
 // long poll) bounds each of its reads itself.
 func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte) (*protocol.Actor, any, error) {
-	if err := h.svc.CheckRequestSize(len(args)); err != nil {
+	checkSize := h.svc.CheckRequestSize
+	if t.checkSize != nil {
+		checkSize = t.checkSize
+	}
+	if err := checkSize(len(args)); err != nil {
 		return nil, nil, err
 	}
 	bounded, cancel := h.svc.Bounded(ctx)

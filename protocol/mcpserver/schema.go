@@ -22,14 +22,15 @@ func object(props schema, required ...string) schema {
 	return s
 }
 
-// result is an output schema: the tool's result, an object with these fields. None of them
-// is required, so that the refusal of § 9, which a refused call carries as its
-// structuredContent, is valid against it too: clients check structuredContent against the
-// output schema even when isError is set (the TypeScript SDK does), and a schema that the
-// refusal broke would turn every refusal into a client error. A branch of its own for the
-// refusal in every tool would cost each client's context about 200 bytes a tool. The schema
-// is open to additions, so that a server that adds a field never breaks a client.
-func result(props schema) schema { return schema{"type": "object", "properties": props} }
+// result is the output schema of every tool: an object, its fields named by the tool's
+// description and the manifest rather than here, since tools/list is in every client's
+// context (TestToolsListIsSmall) and the profiles' tools need the room. It requires nothing,
+// so that the refusal of § 9, which a refused call carries as its structuredContent, is
+// valid against it too: clients check structuredContent against the output schema even when
+// isError is set (the TypeScript SDK does), and a schema that the refusal broke would turn
+// every refusal into a client error. It is open to additions, so that a server that adds a
+// field never breaks a client.
+var result = schema{"type": "object"}
 
 func str(description string) schema { return described(schema{"type": "string"}, description) }
 
@@ -47,15 +48,11 @@ func integer(description string, min int) schema {
 	return described(schema{"type": "integer", "minimum": min}, description)
 }
 
-func countNote(max int) string { return fmt.Sprintf("at most %d; more is clamped", max) }
+func countNote(max int) string { return fmt.Sprintf("max %d, clamped", max) }
 
 func enum(description string, values []string) schema {
 	return described(schema{"type": "string", "enum": values}, description)
 }
 
-var (
-	anyObject    = schema{"type": "object"}
-	objectList   = schema{"type": "array", "items": anyObject}
-	nullableText = schema{"type": []string{"string", "null"}}
-	flag         = schema{"type": "boolean"}
-)
+// anyObject is a JSON object of any shape, for a list whose items a description names.
+var anyObject = schema{"type": "object"}

@@ -64,7 +64,7 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		svc:       svc,
 		log:       opts.Logger,
 		observe:   opts.Observe,
-		maxBody:   maxBody(svc.Limits()),
+		maxBody:   maxBody(svc),
 		maxAnswer: opts.MaxAnswerBytes,
 	}
 	if h.maxAnswer <= 0 {

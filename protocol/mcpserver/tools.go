@@ -21,10 +21,12 @@ type tool struct {
 	name        string
 	description string
 	input       schema
-	output      schema
 	readOnly    bool
 	waits       bool // may wait for news (the inbox's long poll)
-	run         operation
+	// checkSize is the first check of § 9 on the arguments; nil means request_max_bytes
+	// (artifact_put takes an artifact's base64 instead).
+	checkSize func(n int) error
+	run       operation
 }
 
 // tools is § 10's table, plus mark (§ 5 names it an operation, HTTP has its route). The
@@ -33,92 +35,78 @@ type tool struct {
 func (h *Handler) tools() []tool {
 	s, l := h.svc, h.svc.Limits()
 	thread := str("th_<n>")
-	since := str("the cursor a previous call returned")
+	since := str("a returned cursor")
 	return append([]tool{{
 		name: "get_manifest",
-		description: "The rules of this Parley instance: the nine kinds (what each needs, which state it marks, its default parent), " +
-			"states and transitions, limits, refusal reasons, and with a token who you are (you). Read it before you speak. Needs no token.",
-		input: object(nil),
-		output: result(schema{"parley": str(""), "realm": str(""), "limits": anyObject, "kinds": objectList,
-			"transitions": objectList, "reasons": objectList, "you": anyObject}),
+		description: "The rules: the nine kinds (what each needs and marks), states, transitions, limits, refusal reasons, " +
+			"and who you are. Read it first.",
+		input:    object(nil),
 		readOnly: true,
 		run:      op(s.GetManifest),
 	}, {
 		name: "send",
-		description: "Speak: send one message. An ask without thread opens a new thread, titled by the body's first line; every other message names its thread, " +
-			"and its parent defaults to the message it most likely replies to. ask, answer and note need the write right; " +
-			"decide, close, defer, reject, obsolete and reopen need authority over the thread (its creator, a lock holder or a human). " +
-			"You may not reply to your own message (self_reply). The result's thread.awaiting says whose turn it is next. " +
-			"A refusal is an error result with {reason, message, status}; get_manifest explains kinds, states and reasons.",
+		description: "Send one message. An ask without thread opens a thread; others name their thread. " +
+			"decide, close, defer, reject, obsolete and reopen need authority (the creator, a lock holder, a human); " +
+			"nobody replies to their own message (self_reply). thread.awaiting says whose turn is next. " +
+			"A refusal is an error result {reason, message, status}.",
 		input: object(schema{
-			"kind":   enum("what the message does; get_manifest's kinds say what each needs and changes", kindNames()),
+			"kind":   enum("", kindNames()),
 			"thread": str("th_<n>; omit only for an ask that opens a new thread"),
-			"parent": str("msg_<n> replied to; default per kind (kinds[].default_parent)"),
+			"parent": str("msg_<n>; default per kind"),
 			"body":   schema{"type": "string", "minLength": 1, "maxLength": l.BodyMaxChars},
 			"from": object(schema{
-				"extension": str("the sub-agent speaking, when several share your token; default \"\""),
+				"extension": str("the sub-agent speaking"),
 			}),
 			"provenance": object(schema{"model": str(""), "client": str("")}),
-			"parley":     enum("protocol version, optional", []string{"1"}),
 		}, "kind", "body"),
-		// message is a string in a refusal ({reason, message, status}), which must fit too.
-		output: result(schema{"message": schema{"type": []string{"object", "string"}}, "thread": anyObject}),
-		run:    op(s.Send),
+		run: op(s.Send),
 	}, {
 		name:        "read_thread",
-		description: "A thread: its state, whose turn it is (awaiting), its messages as a tree (replies nested by parent) and its claims.",
+		description: "A thread: state, whose turn (awaiting), messages as a tree, claims.",
 		input:       object(schema{"thread": thread}, "thread"),
-		output:      result(schema{"thread": anyObject, "messages": objectList, "claims": objectList}),
 		readOnly:    true,
 		run:         op(s.ReadThread),
 	}, {
 		name:        "list_threads",
-		description: "Threads, newest first, optionally only those in one state. While more is true, pass cursor back to read on.",
+		description: "Threads, newest first, optionally in one state. While more, pass cursor back.",
 		input: object(schema{
 			"state":  enum("", stateNames()),
-			"cursor": str("the cursor of the previous page"),
+			"cursor": since,
 			"limit":  integer(countNote(l.ListMaxItems), 1),
 		}),
-		output:   result(schema{"threads": objectList, "cursor": nullableText, "more": flag}),
 		readOnly: true,
 		run:      op(s.ListThreads),
 	}, {
 		name:        "read_events",
-		description: "A thread's state changes, oldest first: who moved it from which state to which, and confirmations. Pass cursor back as since for newer ones.",
+		description: "A thread's state changes and confirmations, oldest first. Pass cursor back as since.",
 		input:       object(schema{"thread": thread, "since": since}, "thread"),
-		output:      result(schema{"events": objectList, "cursor": str(""), "more": flag}),
 		readOnly:    true,
 		run:         op(s.ReadEvents),
 	}, {
 		name: "inbox",
-		description: "The threads whose turn is yours, oldest change first, each with the message to reply to. Keep the returned cursor and pass it as since " +
-			"to see only what changed after; wait_seconds makes the call wait until something is yours.",
+		description: "Threads whose turn is yours, each with the message to reply to. Pass the cursor back as since; " +
+			"wait_seconds waits until something is yours.",
 		input: object(schema{
 			"since":        since,
-			"extension":    str("only turns meant for this sub-agent, and not its own open calls"),
+			"extension":    str("only this sub-agent's turns"),
 			"limit":        integer(countNote(l.InboxMaxItems), 1),
 			"wait_seconds": integer(countNote(l.InboxMaxWaitSeconds), 0),
 		}),
-		output:   result(schema{"items": objectList, "cursor": str(""), "more": flag}),
 		readOnly: true,
 		waits:    true,
 		run:      op(s.Inbox),
 	}, {
 		name:        "confirm",
-		description: "Confirm a thread's proposed state (state_confirmed_at null). Needs the lock right, or a human.",
+		description: "Confirm a thread's proposed state. Needs the lock right, or a human.",
 		input:       object(schema{"thread": thread}, "thread"),
-		output:      moderated,
 		run:         op(s.Confirm),
 	}, {
 		name:        "mark",
 		description: "Re-mark a thread with any state, confirmed. Humans only.",
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
-		output:      moderated,
 		run:         op(s.Mark),
-	}}, h.claimTools()...)
+	}}, append(h.claimTools(), h.evidenceTools()...)...)
 }
-
-var moderated = result(schema{"thread": anyObject, "event": anyObject})
 
 // mcpTool is the tool as tools/list announces it.
 func (t tool) mcpTool() *mcp.Tool {
@@ -127,7 +115,7 @@ func (t tool) mcpTool() *mcp.Tool {
 	if !t.readOnly {
 		ann.DestructiveHint = &no // messages and events are appended, never overwritten
 	}
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: withVersion(t.input), OutputSchema: t.output, Annotations: ann}
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: withVersion(t.input), OutputSchema: result, Annotations: ann}
 }
 
 func kindNames() []string {

@@ -16,49 +16,44 @@ func (h *Handler) claimTools() []tool {
 	}
 	item := object(schema{"kind": enum("", kinds), "ref": str(""), "note": str("")}, "kind", "ref")
 	proof := schema{"type": "array", "minItems": 1, "items": item}
+	// The item's shape is spelled out once, in claim_assert's schema (and the manifest); the
+	// other tools name it: every byte of tools/list is in each client's context.
+	citedProof := described(schema{"type": "array", "minItems": 1, "items": anyObject}, "as claim_assert's")
 	from := object(schema{"extension": str("")})
-	claimResult := result(schema{"claim": anyObject})
 	return []tool{{
 		name: "claim_assert",
-		description: "Assert a claim with evidence (pointers checked per kind; see the manifest's dialectic profile). " +
-			"It starts unverified; supersedes replaces older claims of yours.",
+		description: "Assert a claim with evidence (typed pointers, see the manifest's dialectic profile); it starts unverified.",
 		input: object(schema{
-			"thread": str("th_<n>"), "parent": str("msg_<n> it is anchored in; default the root"), "from": from,
+			"thread": str("th_<n>"), "parent": str("msg_<n> anchor; default the root"), "from": from,
 			"statement": str(""), "evidence": proof, "supersedes": schema{"type": "array", "items": claim},
 			"valid_until": str("RFC 3339, future"), "provenance": object(schema{"model": str(""), "client": str("")}),
 		}, "thread", "statement", "evidence"),
-		output: claimResult,
-		run:    op(s.Assert),
+		run: op(s.Assert),
 	}, {
 		name:        "claim_attest",
 		description: "Support another identity's claim, once, with evidence of your own: unverified becomes supported.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": proof, "note": str("")}, "claim", "evidence"),
-		output:      claimResult,
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "signature": signature}, "claim", "evidence"),
 		run:         op(s.Attest),
 	}, {
 		name:        "claim_refute",
 		description: "Refute a claim with counter-evidence and a reason (body): it becomes refuted, even if verified.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": proof, "body": str("")}, "claim", "evidence", "body"),
-		output:      claimResult,
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str("")}, "claim", "evidence", "body"),
 		run:         op(s.Refute),
 	}, {
 		name:        "claim_verify",
 		description: "Seal a supported claim of another identity (verify right): verified at the verify_quorum-th verifier.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": schema{"type": "array", "items": item}, "note": str("")}, "claim"),
-		output:      claimResult,
+		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, "as claim_assert's"), "note": str(""), "signature": signature}, "claim"),
 		run:         op(s.Verify),
 	}, {
 		name:        "claim_read",
-		description: "A claim with its state, certainty, evidence, attestations, refutations and verifications.",
+		description: "A claim: state, evidence, attestations, refutations, verifications.",
 		input:       object(schema{"claim": claim}, "claim"),
-		output:      claimResult,
 		readOnly:    true,
 		run:         op(s.ReadClaim),
 	}, {
 		name:        "claim_graph",
-		description: "The claim graph of a thread or of all: nodes and edges, or a graphml, dot or aif document as content.",
+		description: "The claim graph of a thread or all: nodes and edges, or a graphml, dot or aif document.",
 		input:       object(schema{"thread": str("th_<n>; default all"), "format": enum("", graph.FormatNames())}),
-		output:      result(schema{"nodes": objectList, "edges": objectList, "content": str("")}),
 		readOnly:    true,
 		run:         op(s.Graph),
 	}}

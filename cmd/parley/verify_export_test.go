@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/signed"
+)
+
+// parley verify-export checks every signature of an export without the server, in each
+// format that carries them, and names the one that a tampered export breaks.
+func TestVerifyExport(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		attestation, verification := signedForum(t, url)
+		dir := t.TempDir()
+		exported := map[string]string{}
+		for _, format := range []string{"json", "graphml", "aif"} {
+			doc := parley(t, "export", "--format", format, "--db", url).ok(t, "export "+format).stdout
+			exported[format] = filepath.Join(dir, "forum."+format)
+			if err := os.WriteFile(exported[format], []byte(doc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out := parley(t, "verify-export", exported[format]).ok(t, "verify-export of the "+format+" export").stdout
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "ok   "+attestation+" by ainotes:bob on cl_1, key_1") ||
+				!strings.HasPrefix(lines[1], "ok   "+verification+" by ainotes:vera on cl_1, key_2") {
+				t.Errorf("verify-export of the %s export printed:\n%s", format, out)
+			}
+		}
+
+		// Bob's evidence is rewritten after he signed it: his signature no longer holds, Vera's does.
+		for format, file := range exported {
+			doc := readBack(t, file)
+			tampered := strings.Replace(string(doc), "go test ./... passes", "go test ./... fails", 1)
+			if tampered == string(doc) {
+				t.Fatalf("the %s export does not hold bob's evidence:\n%s", format, doc)
+			}
+			path := filepath.Join(dir, "tampered."+format)
+			if err := os.WriteFile(path, []byte(tampered), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := parley(t, "verify-export", path)
+			r.fails(t, "verify-export of a tampered "+format+" export", exitRuntime, "1 of 2 signatures do not hold")
+			if !strings.Contains(r.stdout, "FAIL "+attestation+" by ainotes:bob") || !strings.Contains(r.stdout, "ok   "+verification) {
+				t.Errorf("verify-export of a tampered %s export printed:\n%s", format, r.stdout)
+			}
+		}
+		// Bob's evidence rewritten only where the export's claims hold it, after the graph.
+		exportJSON := string(readBack(t, exported["json"]))
+		last := strings.LastIndex(exportJSON, "go test ./... passes")
+		claimsOnly := filepath.Join(dir, "claims-only.json")
+		os.WriteFile(claimsOnly, []byte(exportJSON[:last]+"go test ./... fails"+exportJSON[last+len("go test ./... passes"):]), 0o600)
+		r := parley(t, "verify-export", claimsOnly)
+		r.fails(t, "verify-export of an export whose claims alone were changed", exitRuntime, "1 of 2 signatures do not hold")
+		if !strings.Contains(r.stdout, "FAIL "+attestation+" by ainotes:bob on cl_1, key_1") || !strings.Contains(r.stdout, "differ on "+attestation) {
+			t.Errorf("verify-export of an export whose claims alone were changed printed:\n%s", r.stdout)
+		}
+		// The claim's statement changed: both signatures fail.
+		restated := filepath.Join(dir, "restated.json")
+		os.WriteFile(restated, []byte(strings.ReplaceAll(exportJSON, "the build passes on main", "the build fails on main")), 0o600)
+		parley(t, "verify-export", restated).fails(t, "verify-export of a restated claim", exitRuntime, "2 of 2 signatures do not hold")
+
+		dot := filepath.Join(dir, "forum.dot")
+		os.WriteFile(dot, []byte(parley(t, "export", "--format", "dot", "--db", url).ok(t, "export dot").stdout), 0o600)
+		parley(t, "verify-export", dot).fails(t, "verify-export of DOT", exitRuntime, "carries no signatures")
+	})
+	parley(t, "verify-export").fails(t, "verify-export without a file", exitUsage, "FILE")
+	parley(t, "verify-export", "/nonexistent/forum.json").fails(t, "verify-export of a missing file", exitRuntime, "no such file")
+}
+
+// signedForum fills a fresh database: Alice's claim, attested by Bob and verified by Vera,
+// each signing with a registered key, and attested by Carol unsigned.
+func signedForum(t *testing.T, url string) (attestation, verification string) {
+	t.Helper()
+	ctx := context.Background()
+	svc := migratedService(t, url)
+	agent := func(handle string, rights ...protocol.Right) *protocol.Actor {
+		r := protocol.Rights{protocol.RightRead: true, protocol.RightWrite: true}
+		for _, right := range rights {
+			r[right] = true
+		}
+		return &protocol.Actor{Identity: "ainotes:" + handle, Rights: r}
+	}
+	alice, bob, carol, vera := agent("alice"), agent("bob"), agent("carol"), agent("vera", protocol.RightVerify)
+	must := mustFor(t)
+	res, err := svc.Send(ctx, alice, []byte(`{"kind":"ask","body":"Does the build pass?"}`))
+	must(res, err)
+	c, err := svc.Assert(ctx, alice, []byte(`{"thread":"`+res.Thread.ID+`","statement":"the build passes on main","evidence":[{"kind":"log","ref":"PASS"}]}`))
+	must(c, err)
+	sign := func(a *protocol.Actor, seed byte, evidence []signed.Evidence) string {
+		priv := ed25519.NewKeyFromSeed([]byte(strings.Repeat(string(rune(seed)), ed25519.SeedSize)))
+		key, err := svc.RegisterKey(ctx, a, []byte(`{"public_key":"`+base64.StdEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))+`"}`))
+		must(key, err)
+		at := time.Now().UTC().Format(time.RFC3339)
+		sig, err := signed.Sign(priv, signed.NewPayload(c.Claim.ID, c.Claim.Statement, evidence, a.Identity, at))
+		must(sig, err)
+		return `{"key":"` + key.Key.ID + `","at":"` + at + `","sig":"` + sig + `"}`
+	}
+	note := "go test ./... passes"
+	bobs := sign(bob, 'b', []signed.Evidence{{Kind: "reproducer", Ref: "make test", Note: &note}})
+	attested, err := svc.Attest(ctx, bob, []byte(`{"claim":"`+c.Claim.ID+`","evidence":[{"kind":"reproducer","ref":"make test","note":"`+note+`"}],"signature":`+bobs+`}`))
+	must(attested, err)
+	must(svc.Attest(ctx, carol, []byte(`{"claim":"`+c.Claim.ID+`","evidence":[{"kind":"log","ref":"PASS too"}]}`)))
+	veras := sign(vera, 'v', nil)
+	verified, err := svc.Verify(ctx, vera, []byte(`{"claim":"`+c.Claim.ID+`","signature":`+veras+`}`))
+	must(verified, err)
+	return attested.Claim.Attestations[0].ID, verified.Claim.Verifications[0].ID
+}
+
+// readBack reads a file the test wrote.
+func readBack(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

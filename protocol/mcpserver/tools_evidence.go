@@ -1,0 +1,30 @@
+package mcpserver
+
+// The tools of the artifacts and signed profiles (§ 13): the same operations as PUT and
+// GET /v1/artifacts and PUT /v1/keys, and the signature that claim_attest and claim_verify
+// take. The manifest's profiles artifacts and signed have the details, so that tools/list,
+// which is in every client's context, stays small.
+func (h *Handler) evidenceTools() []tool {
+	s := h.svc
+	return []tool{{
+		name:        "artifact_put",
+		description: "Store bytes (a log, an output); cite the ref it answers as evidence of kind artifact.",
+		input:       object(schema{"content_base64": str(""), "media_type": str("default application/octet-stream")}, "content_base64"),
+		checkSize:   s.CheckArtifactInputSize,
+		run:         op(s.PutArtifactInput),
+	}, {
+		name:        "artifact_get",
+		description: "A stored artifact by its ref, the bytes as content_base64.",
+		input:       object(schema{"ref": str("sha256:<64 hex>")}, "ref"),
+		readOnly:    true,
+		run:         op(s.GetArtifact),
+	}, {
+		name:        "key_register",
+		description: "Register your Ed25519 public key, to sign attest and verify with (manifest: profile signed).",
+		input:       object(schema{"public_key": str("base64, 32 bytes")}, "public_key"),
+		run:         op(s.RegisterKey),
+	}}
+}
+
+// signature is the optional signature of claim_attest and claim_verify (§ 13 signed).
+var signature = object(schema{"key": str(""), "at": str("RFC 3339, now"), "sig": str("")}, "key", "at", "sig")

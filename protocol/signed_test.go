@@ -1,0 +1,200 @@
+package protocol_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/signed"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
+)
+
+// § 13 signed on both databases: keys, and signatures on attestations and verifications —
+// good ones kept and returned, bad ones refused with nothing written.
+
+// signer is an identity with an Ed25519 key registered for it.
+type signer struct {
+	actor *protocol.Actor
+	priv  ed25519.PrivateKey
+	key   string // key_<n>
+}
+
+// newSigner makes a key from seed (a byte repeated) and registers it for a.
+func newSigner(t *testing.T, svc *protocol.Service, a *protocol.Actor, seed byte) *signer {
+	t.Helper()
+	priv := ed25519.NewKeyFromSeed([]byte(strings.Repeat(string(rune(seed)), ed25519.SeedSize)))
+	res, err := svc.RegisterKey(context.Background(), a, []byte(jsonOf(map[string]string{"public_key": publicKeyOf(priv)})))
+	if err != nil {
+		t.Fatalf("register a key for %s: %v", a.Identity, err)
+	}
+	return &signer{actor: a, priv: priv, key: res.Key.ID}
+}
+
+func publicKeyOf(priv ed25519.PrivateKey) string {
+	return base64.StdEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
+}
+
+// signature is the signature field for a stance on claim (with statement) citing evidence,
+// signed with priv as by at the time at.
+func signature(t *testing.T, priv ed25519.PrivateKey, key, claim, statement, by string, evidence []signed.Evidence, at time.Time) map[string]string {
+	t.Helper()
+	stamp := at.UTC().Format(time.RFC3339)
+	sig, err := signed.Sign(priv, signed.NewPayload(claim, statement, evidence, by, stamp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{"key": key, "at": stamp, "sig": sig}
+}
+
+func TestSignedAttestationsAndVerifications(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := newService(t, db)
+		alice := agent("alice", "read,write")
+		bob := newSigner(t, svc, agent("bob", "read,write"), 'b')
+		carol := newSigner(t, svc, agent("carol", "read,write"), 'c')
+		vera := newSigner(t, svc, agent("vera", "read,write,verify"), 'v')
+		th := send(t, svc, alice, envelope("ask", "", "Does the build pass?")).Thread.ID
+		const statement = "the build passes on main"
+		claim := mustClaim(t, svc, alice, "assert", `{"thread":"`+th+`","statement":"`+statement+`","evidence":[{"kind":"log","ref":"PASS"}]}`).ID
+		note := "ran it twice"
+		evidence := []signed.Evidence{{Kind: "reproducer", Ref: "go test ./...", Note: &note}}
+		evidenceJSON := `[{"kind":"reproducer","ref":"go test ./...","note":"ran it twice"}]`
+		attest := func(s *signer, sig map[string]string) error {
+			_, err := claimOp(svc, s.actor, "attest", jsonOf(map[string]any{"claim": claim, "evidence": json.RawMessage(evidenceJSON), "signature": sig}))
+			return err
+		}
+		now := time.Now()
+		good := signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now)
+
+		refusals := []struct {
+			name string
+			sig  map[string]string
+			want string // in the refusal's message
+		}{
+			{"signed with another private key", signature(t, carol.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now), "does not match"},
+			{"a foreign key", signature(t, carol.priv, carol.key, claim, statement, bob.actor.Identity, evidence, now), "a key of ainotes:carol"},
+			{"a key never registered", signature(t, bob.priv, "key_999", claim, statement, bob.actor.Identity, evidence, now), "not a registered key"},
+			{"stale", signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now.Add(-11*time.Minute)), "from the server's clock"},
+			{"from the future", signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now.Add(11*time.Minute)), "from the server's clock"},
+			{"over another statement", signature(t, bob.priv, bob.key, claim, "the build fails", bob.actor.Identity, evidence, now), "does not match"},
+			{"over other evidence", signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, nil, now), "does not match"},
+			{"in another's name", signature(t, bob.priv, bob.key, claim, statement, "ainotes:carol", evidence, now), "does not match"},
+			{"an at that is no time", map[string]string{"key": bob.key, "at": "yesterday", "sig": good["sig"]}, "RFC 3339"},
+			{"a sig of the wrong size", map[string]string{"key": bob.key, "at": good["at"], "sig": "AAAA"}, "64"},
+			{"no sig", map[string]string{"key": bob.key, "at": good["at"]}, "signature.sig is missing"},
+			{"a field too many", map[string]string{"key": bob.key, "at": good["at"], "sig": good["sig"], "alg": "ed25519"}, "alg"},
+		}
+		for _, c := range refusals {
+			e := wantRefused(t, attest(bob, c.sig), protocol.ReasonInvalidBody)
+			if !strings.Contains(e.Message, c.want) {
+				t.Errorf("%s: refused with %q, want it to say %q", c.name, e.Message, c.want)
+			}
+		}
+		if got := mustClaim(t, svc, reader, "read", `{"claim":"`+claim+`"}`); len(got.Attestations) != 0 || got.State != protocol.ClaimUnverified {
+			t.Fatalf("refused signatures changed the claim: %d attestations, %s", len(got.Attestations), got.State)
+		}
+		if evs := events(t, svc, th); len(evs) != 2 { // the ask and the assert
+			t.Errorf("refused signatures wrote events: %d", len(evs))
+		}
+
+		if err := attest(bob, good); err != nil {
+			t.Fatalf("a good signature: %v", err)
+		}
+		if err := attest(carol, nil); err != nil { // signing is optional
+			t.Fatalf("an unsigned attestation: %v", err)
+		}
+		verification := signature(t, vera.priv, vera.key, claim, statement, vera.actor.Identity, nil, now)
+		mustClaim(t, svc, vera.actor, "verify", jsonOf(map[string]any{"claim": claim, "signature": verification}))
+
+		read := mustClaim(t, svc, reader, "read", `{"claim":"`+claim+`"}`)
+		if read.State != protocol.ClaimVerified || len(read.Attestations) != 2 || len(read.Verifications) != 1 {
+			t.Fatalf("the claim reads %s with %d attestations and %d verifications", read.State, len(read.Attestations), len(read.Verifications))
+		}
+		if read.Attestations[1].Signature != nil {
+			t.Errorf("the unsigned attestation reads signed: %+v", read.Attestations[1].Signature)
+		}
+		for _, st := range []*protocol.StanceView{read.Attestations[0], read.Verifications[0]} {
+			sig := st.Signature
+			if sig == nil {
+				t.Fatalf("%s has no signature", st.ID)
+			}
+			s := map[string]*signer{bob.actor.Identity: bob, vera.actor.Identity: vera}[st.By.Identity]
+			if sig.Key != s.key || sig.PublicKey != publicKeyOf(s.priv) {
+				t.Errorf("%s is signed with %s (%s), want %s", st.ID, sig.Key, sig.PublicKey, s.key)
+			}
+			// What a reader gets is enough to check the signature without the server.
+			items := make([]signed.Evidence, len(st.Evidence))
+			for i, e := range st.Evidence {
+				items[i] = signed.Evidence{Kind: e.Kind, Ref: e.Ref, Note: e.Note}
+			}
+			if err := signed.Verify(sig.PublicKey, sig.Sig, signed.NewPayload(read.ID, read.Statement, items, st.By.Identity, sig.At)); err != nil {
+				t.Errorf("%s: the signature as read does not hold: %v", st.ID, err)
+			}
+		}
+	})
+}
+
+func TestKeys(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := newService(t, db)
+		ctx := context.Background()
+		bob, carol := agent("bob", "read,write"), agent("carol", "read,write")
+		key := base64.StdEncoding.EncodeToString(ed25519.NewKeyFromSeed(make([]byte, 32)).Public().(ed25519.PublicKey))
+		first, err := svc.RegisterKey(ctx, bob, []byte(`{"public_key":"`+key+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first.Created() || first.Key.Identity != bob.Identity || first.Key.PublicKey != key || !strings.HasPrefix(first.Key.ID, "key_") {
+			t.Errorf("registered %+v, created %v", first.Key, first.Created())
+		}
+		again, err := svc.RegisterKey(ctx, bob, []byte(`{"parley":"1","public_key":"`+key+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Created() || *again.Key != *first.Key {
+			t.Errorf("the same key again: %+v, created %v; want %+v, not created", again.Key, again.Created(), first.Key)
+		}
+		// The same key for another identity is a key of that identity: it signs only for it.
+		other, err := svc.RegisterKey(ctx, carol, []byte(`{"public_key":"`+key+`"}`))
+		if err != nil || !other.Created() || other.Key.ID == first.Key.ID {
+			t.Errorf("carol's registration: %+v, %v", other, err)
+		}
+		for _, c := range []struct {
+			name  string
+			actor *protocol.Actor
+			input string
+			want  protocol.Reason
+		}{
+			{"no token", nil, `{"public_key":"` + key + `"}`, protocol.ReasonUnauthenticated},
+			{"not base64", bob, `{"public_key":"not base64!"}`, protocol.ReasonInvalidBody},
+			{"31 bytes", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 31)) + `"}`, protocol.ReasonInvalidBody},
+			{"33 bytes", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 33)) + `"}`, protocol.ReasonInvalidBody},
+			{"no key", bob, `{}`, protocol.ReasonInvalidBody},
+			{"a field too many", bob, `{"public_key":"` + key + `","alg":"ed25519"}`, protocol.ReasonInvalidBody},
+			{"a token that only reads", reader, `{"public_key":"` + key + `"}`, protocol.ReasonTokenRightMissing},
+		} {
+			_, err := svc.RegisterKey(ctx, c.actor, []byte(c.input))
+			t.Run(c.name, func(t *testing.T) { wantRefused(t, err, c.want) })
+		}
+		list, err := svc.ListKeys(ctx, reader, []byte(`{"identity":"ainotes:bob"}`))
+		if err != nil || len(list.Keys) != 1 || *list.Keys[0] != *first.Key {
+			t.Errorf("bob's keys: %+v, %v", list, err)
+		}
+		own, err := svc.ListKeys(ctx, carol, []byte(`{}`))
+		if err != nil || len(own.Keys) != 1 || own.Keys[0].Identity != carol.Identity {
+			t.Errorf("carol's own keys: %+v, %v", own, err)
+		}
+		none, err := svc.ListKeys(ctx, reader, []byte(`{}`))
+		if err != nil || none.Keys == nil || len(none.Keys) != 0 {
+			t.Errorf("the keys of one without keys: %+v, %v", none, err)
+		}
+		_, err = svc.ListKeys(ctx, reader, []byte(`{"identity":"bob"}`))
+		wantRefused(t, err, protocol.ReasonInvalidBody)
+	})
+}
