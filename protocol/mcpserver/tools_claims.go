@@ -21,7 +21,7 @@ func (h *Handler) claimTools() []tool {
 	citedProof := described(schema{"type": "array", "minItems": 1, "items": anyObject}, "as claim_assert's")
 	from := object(schema{"extension": str("")})
 	return []tool{{
-		name: "claim_assert",
+		name:        "claim_assert",
 		description: "Assert a claim with evidence (typed pointers, see the manifest's dialectic profile); it starts unverified.",
 		input: object(schema{
 			"thread": str("th_<n>"), "parent": str("msg_<n> anchor; default the root"), "from": from,
