@@ -43,7 +43,7 @@ func TestPostgresAnnouncesInboxChanges(t *testing.T) {
 	first := db.Changes().Wait(storage.AnyKey) // opens the listening connection ...
 	select {
 	case <-first: // ... which wakes everyone once it listens
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second): // a server busy with other tests' connections can be slow to take one more
 		t.Fatal("the listening connection never announced itself")
 	}
 	woken := db.Changes().Wait("ainotes:bob")
