@@ -152,7 +152,7 @@ func TestArtifactPageRoute(t *testing.T) {
 			}
 		}
 		f.browser(t).get("/artifacts/"+textRef).redirectsTo(t, "/login?next=%2Fartifacts%2F"+strings.Replace(textRef, ":", "%3A", 1))
-		b.get("/artifacts/" + protocol.ArtifactRef([]byte("never stored"))).must(t, http.StatusNotFound)
+		b.get("/artifacts/"+protocol.ArtifactRef([]byte("never stored"))).must(t, http.StatusNotFound)
 		b.get("/artifacts/sha256:nothex").must(t, http.StatusNotFound)
 	})
 }
