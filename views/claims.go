@@ -8,14 +8,15 @@ import (
 )
 
 // ClaimCard is one claim as its card shows it: the claim with everything said for and
-// against it, its grounded label (in, out, undec), the verify quorum its verifications count
-// towards, on which page it stands (thread or queue), and a refused control's form, if any.
+// against it (its quorum, k of N verifiers, is the claim read's), its grounded label (in,
+// out, undec), the previews of the artifacts it cites, on which page it stands (thread or
+// queue), and a refused control's form, if any.
 type ClaimCard struct {
-	Claim    *protocol.ClaimView
-	Grounded string
-	Quorum   int
-	View     string
-	Form     FormState
+	Claim     *protocol.ClaimView
+	Grounded  string
+	Artifacts ArtifactPreviews
+	View      string
+	Form      FormState
 }
 
 // claimsAt are the cards of the claims anchored in message, oldest first.
@@ -23,7 +24,7 @@ func (p ThreadPage) claimsAt(message string) []ClaimCard {
 	var out []ClaimCard
 	for _, c := range p.Claims {
 		if c.Anchor == message {
-			out = append(out, ClaimCard{Claim: c, Grounded: p.Grounded[c.ID], Quorum: p.Quorum, View: "thread", Form: p.Form})
+			out = append(out, ClaimCard{Claim: c, Grounded: p.Grounded[c.ID], Artifacts: p.Artifacts, View: "thread", Form: p.Form})
 		}
 	}
 	return out
@@ -88,6 +89,20 @@ func evidenceCode(e protocol.Evidence) bool {
 // operation layer checked when it was given.
 func evidenceURL(e protocol.Evidence) bool {
 	return e.Kind == "url" && (strings.HasPrefix(e.Ref, "https://") || strings.HasPrefix(e.Ref, "http://"))
+}
+
+// quorumText is a claim's verifications against its quorum, k of N, as the claim read says.
+func quorumText(ctx context.Context, c *protocol.ClaimView) string {
+	return T(ctx, "claim.verifications", "Verifiers", c.Quorum.Verifiers, "Of", c.Quorum.Of)
+}
+
+// artifactAlt is an image artifact's text alternative: the note that cites it, else its kind
+// and ref.
+func artifactAlt(ctx context.Context, e protocol.Evidence) string {
+	if e.Note != nil && strings.TrimSpace(*e.Note) != "" {
+		return *e.Note
+	}
+	return T(ctx, "artifact.image_of", "Ref", e.Ref)
 }
 
 // stanceText is what a stance says besides its proof: a refutation's body, else its note.

@@ -16,14 +16,14 @@ func TestClaimCard(t *testing.T) {
 	claim := &protocol.ClaimView{
 		ID: "cl_7", Thread: "th_1", Anchor: "msg_1", Statement: "8080", AuthorKind: "human",
 		AssertedBy: protocol.Party{Identity: "human:bea"}, State: protocol.ClaimSupported, Certainty: "supported",
-		Confirmed: true, CreatedAt: time.Now(),
+		Confirmed: true, CreatedAt: time.Now(), Quorum: protocol.Quorum{Verifiers: 1, Of: 2},
 		Evidence: []protocol.Evidence{
 			{Kind: "url", Ref: "https://example.org/a", Note: &note},
 			{Kind: "url", Ref: "javascript:alert(1)"}, // never valid, and never a link if it were stored
 			{Kind: "commit", Ref: "parley@abcdef1"},
 		},
 	}
-	card := ClaimCard{Claim: claim, Grounded: "in", Quorum: 2, View: "thread"}
+	card := ClaimCard{Claim: claim, Grounded: "in", View: "thread"}
 
 	doc := render(t, pageContext("en", &Viewer{Name: "ada"}), ClaimCardView(card))
 	c := doc.Find(`article#cl_7.author-human[data-claim-id="cl_7"][data-claim-state="supported"]`)
@@ -40,7 +40,7 @@ func TestClaimCard(t *testing.T) {
 		c.Find(`form[action="/claims/cl_7/mark"] select[name="state"] option[value="superseded"]`).Length() != 0 {
 		t.Error("no verify control swapping the card, or mark offers superseded")
 	}
-	if got := strings.Join(strings.Fields(c.Find(".stances-verifications").Text()), " "); got != "Verifications: 0 of 2 needed" {
+	if got := strings.Join(strings.Fields(c.Find(".stances-verifications").Text()), " "); got != "Verifications: 1 of 2 verified" {
 		t.Errorf("the verifications read %q", got)
 	}
 

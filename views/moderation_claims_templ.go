@@ -83,7 +83,7 @@ func claimQueue(q Queue) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, c := range q.Claims {
-				templ_7745c5c3_Err = ClaimQueueRow(ClaimCard{Claim: c, Quorum: q.Quorum, View: "queue", Form: q.Form}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ClaimQueueRow(ClaimCard{Claim: c, View: "queue", Form: q.Form}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -308,9 +308,9 @@ func ClaimQueueRow(c ClaimCard) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var19 string
-		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "claim.verifications", "Count", len(c.Claim.Verifications), "Quorum", c.Quorum))
+		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(quorumText(ctx, c.Claim))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moderation_claims.templ`, Line: 41, Col: 95}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moderation_claims.templ`, Line: 41, Col: 33}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 		if templ_7745c5c3_Err != nil {
@@ -320,7 +320,7 @@ func ClaimQueueRow(c ClaimCard) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = EvidenceList(c.Claim.Evidence).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = EvidenceList(c.Claim.Evidence, nil).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -26,10 +26,10 @@ type ThreadPage struct {
 	ReplyTo    string    // the message whose reply form is open, "" for none
 	Form       FormState // the form that was sent and refused, if any
 	// Claims are the thread's claims (the dialectic profile), shown under their anchors with
-	// their grounded labels (by claim id) and the verify quorum.
-	Claims   []*protocol.ClaimView
-	Grounded map[string]string
-	Quorum   int
+	// their grounded labels (by claim id) and the previews of the artifacts they cite.
+	Claims    []*protocol.ClaimView
+	Grounded  map[string]string
+	Artifacts ArtifactPreviews
 }
 
 // FormState is a form sent and refused: shown again with what was typed and the refusal

@@ -53,8 +53,7 @@ func (a *api) putArtifact(c *fiber.Ctx) error {
 	return writeJSON(c, fiber.StatusCreated, res)
 }
 
-// getArtifact serves an artifact's bytes with a strong ETag (its ref), and 304 to a reader
-// that has them already.
+// getArtifact serves an artifact's bytes to a token (serveArtifact).
 func (a *api) getArtifact(c *fiber.Ctx) error {
 	ex := exchangeOf(c)
 	ex.transport, ex.operation = transportHTTP, "GET /v1/artifacts/:ref"
@@ -73,6 +72,13 @@ func (a *api) getArtifact(c *fiber.Ctx) error {
 		return a.writeError(c, err)
 	}
 	ex.ended(art.ArtifactInfo, nil)
+	return serveArtifact(c, art)
+}
+
+// serveArtifact answers with an artifact's bytes, for the API and the pages alike: a strong
+// ETag (its ref) and 304 to a reader that has them already; served inline only as
+// protocol.ServeArtifactAs allows, never sniffed, and under a CSP that runs nothing of it.
+func serveArtifact(c *fiber.Ctx, art *protocol.Artifact) error {
 	etag := `"` + art.Ref + `"`
 	c.Set(fiber.HeaderETag, etag)
 	c.Set(fiber.HeaderCacheControl, artifactCacheControl)

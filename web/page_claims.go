@@ -69,7 +69,7 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 	case !r.htmx():
 		return r.redirect("/threads/" + claim.Thread + "#" + id)
 	case view == "queue":
-		return r.render(fiber.StatusOK, views.ClaimQueueRow(views.ClaimCard{Claim: claim, Quorum: p.svc.Limits().VerifyQuorum, View: view}))
+		return r.render(fiber.StatusOK, views.ClaimQueueRow(views.ClaimCard{Claim: claim, View: view}))
 	}
 	tp, err := p.readThread(r, claim.Thread)
 	if err != nil {
@@ -77,7 +77,7 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 	}
 	for _, c := range tp.Claims {
 		if c.ID == id {
-			card := views.ClaimCard{Claim: c, Grounded: tp.Grounded[id], Quorum: tp.Quorum, View: view}
+			card := views.ClaimCard{Claim: c, Grounded: tp.Grounded[id], Artifacts: tp.Artifacts, View: view}
 			return r.render(fiber.StatusOK, templ.Join(views.ClaimCardView(card), oob(views.Timeline(tp.Events))))
 		}
 	}

@@ -22,7 +22,7 @@ func (p *pages) renderQueue(r *pageRequest, status int, form views.FormState) er
 	} else if err != nil {
 		return err
 	}
-	q := views.Queue{Proposals: res.Proposals, Form: form, Quorum: p.svc.Limits().VerifyQuorum}
+	q := views.Queue{Proposals: res.Proposals, Form: form}
 	if res.Cursor != nil {
 		q.Next = *res.Cursor
 	}

@@ -38,11 +38,14 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 	if err != nil {
 		return nil, err
 	}
-	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages, Claims: read.Claims, Quorum: p.svc.Limits().VerifyQuorum}
+	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages, Claims: read.Claims}
 	if tp.LockLabels, err = p.svc.LockLabels(ctx, a, authors(read.Messages)); err != nil {
 		return nil, err
 	}
 	if tp.Grounded, err = p.groundedLabels(r, read.Thread.ID, len(read.Claims)); err != nil {
+		return nil, err
+	}
+	if tp.Artifacts, err = p.artifactPreviews(r, read.Claims); err != nil {
 		return nil, err
 	}
 	extra := map[string]any{}

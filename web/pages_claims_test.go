@@ -117,7 +117,7 @@ func TestClaimCards(t *testing.T) {
 			t.Errorf("the hash and the commit are not code to copy: %q", codes)
 		}
 		text := strings.Join(strings.Fields(c.Text()), " ")
-		for _, want := range []string{"parley serve listens on 8080", "ainotes:alice", "model", "the docs", "1 attestation", "ainotes:bob", "checked twice", "reproduced on main", "Verifications: 0 of 2 needed", "grounded: IN"} {
+		for _, want := range []string{"parley serve listens on 8080", "ainotes:alice", "model", "the docs", "1 attestation", "ainotes:bob", "checked twice", "reproduced on main", "Verifications: 0 of 2 verified", "grounded: IN"} {
 			if !strings.Contains(text, want) {
 				t.Errorf("the card of %s lacks %q: %s", supported, want, text)
 			}
@@ -156,7 +156,7 @@ func TestClaimCards(t *testing.T) {
 
 		de := b.get("/threads/"+thread+"?lang=de").must(t, http.StatusOK)
 		got := de.text(`[data-claim-id="` + supported + `"]`)
-		for _, want := range []string{"Behauptung", "gestützt", "Prüfsiegel: 0 von 2 nötigen", "begründet: IN", "1 Bezeugung"} {
+		for _, want := range []string{"Behauptung", "gestützt", "Prüfsiegel: 0 von 2 geprüft", "begründet: IN", "1 Bezeugung"} {
 			if !strings.Contains(got, want) {
 				t.Errorf("the German card lacks %q: %s", want, got)
 			}

@@ -67,7 +67,9 @@ func (f *forum) supportedClaim(t *testing.T, thread, message, statement string) 
 // form post comes back to the card; a verify a stale page sends is refused beside its
 // control; the graph page draws the claims as an inline SVG under
 // the page's Content-Security-Policy, and axe-core finds nothing serious on it, nor on the
-// thread and the queue with claims, in either language; the queue offers the claim still waiting for a verifier. On SQLite the thread
+// thread and the queue with claims, in either language; the queue offers the claim still
+// waiting for a verifier; a card shows a text artifact inline as text and a signed
+// attestation's mark with its key. On SQLite the thread
 // with claims, the graph and the queue are photographed.
 func testClaims(t *testing.T, f *forum) {
 	asked := f.alice.send(t, map[string]any{"kind": "ask", "body": "How long may the inbox long poll wait?"})
@@ -133,6 +135,23 @@ func testClaims(t *testing.T, f *forum) {
 	}
 	if got := f.alice.claimState(t, contested); got != "refuted" {
 		t.Errorf("after the refused verify the claim is %s", got)
+	}
+
+	// A card with evidence that travels: a stored text artifact shown inline as text (its
+	// script never runs), and a signed attestation marked with its key. axe-core checks the
+	// thread with this card below, in both languages.
+	evidenced, key := f.artifactClaim(t, asked.thread, answer.message)
+	shown := f.signIn(t, tabOptions{})
+	shown.open(f.base + "/threads/" + asked.thread)
+	evCard := fmt.Sprintf(`[data-claim-id=%q]`, evidenced)
+	if got := shown.text(evCard + ` pre.artifact-text`); !strings.HasPrefix(got, "<script>document.title") {
+		t.Errorf("the text artifact reads %q, want its first line as text", got)
+	}
+	if shown.count(evCard+` a.artifact-link[href^="/artifacts/sha256:"]`) < 1 || shown.count(fmt.Sprintf(`%s .signed-mark[data-signed-key=%q]`, evCard, key)) != 1 {
+		t.Errorf("the card of %s lacks the artifact's link or the signed mark of %s", evidenced, key)
+	}
+	if run(shown, "the title", chromedp.Title()) == "ran" {
+		t.Error("the text artifact's script ran")
 	}
 
 	for _, lang := range []string{"en", "de"} {
