@@ -52,15 +52,23 @@ func firstMatch(runes []rune, terms []storage.SearchTerm) int {
 		for j < len(runes) && isWordRune(runes[j]) {
 			j++
 		}
-		word := strings.ToLower(string(runes[i:j]))
-		for _, t := range terms {
-			if !t.Exclude && looksFor(t, word) {
-				return i
-			}
+		if wanted(terms, string(runes[i:j])) {
+			return i
 		}
 		i = j
 	}
 	return 0
+}
+
+// wanted reports whether a term not excluded looks for word, in any case.
+func wanted(terms []storage.SearchTerm, word string) bool {
+	word = strings.ToLower(word)
+	for _, t := range terms {
+		if !t.Exclude && looksFor(t, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // looksFor reports whether word is one of the words of t (or begins like its prefix).

@@ -62,6 +62,7 @@ func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	app.Get("/moderation", p.wrap(readers, p.queue))
 	app.Post("/claims/:id/verify", p.wrap(members, p.verifyClaim))
 	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
+	app.Get("/search", p.wrap(readers, p.searchPage))
 	app.Get("/graph", p.wrap(readers, p.graphPage))
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
