@@ -20,23 +20,14 @@ func SearchMarks(q, text string) []TextPart {
 	runes := []rune(text)
 	var parts []TextPart
 	plainFrom := 0
-	for i := 0; i < len(runes); {
-		if !isWordRune(runes[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(runes) && isWordRune(runes[j]) {
-			j++
-		}
-		if wanted(terms, string(runes[i:j])) {
-			if plainFrom < i {
-				parts = append(parts, TextPart{Text: string(runes[plainFrom:i])})
+	for start, end := range wordSpans(runes) {
+		if wanted(terms, string(runes[start:end])) {
+			if plainFrom < start {
+				parts = append(parts, TextPart{Text: string(runes[plainFrom:start])})
 			}
-			parts = append(parts, TextPart{Text: string(runes[i:j]), Match: true})
-			plainFrom = j
+			parts = append(parts, TextPart{Text: string(runes[start:end]), Match: true})
+			plainFrom = end
 		}
-		i = j
 	}
 	if plainFrom < len(runes) || len(parts) == 0 {
 		parts = append(parts, TextPart{Text: string(runes[plainFrom:])})

@@ -23,7 +23,7 @@ func TestLivePages(t *testing.T) {
 		elsewhere, _ := f.ask(f.alice, "Another thread")
 		b := f.signedIn(t, "ada")
 
-		page := b.get("/threads/" + thread).must(t, http.StatusOK)
+		page := b.get("/threads/"+thread).must(t, http.StatusOK)
 		if page.find(`[hx-ext="sse"][sse-connect="/threads/`+thread+`/live"]`).Length() != 1 {
 			t.Errorf("the thread page opens no stream to its live route")
 		}
