@@ -9,20 +9,31 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "strings"
+import (
+	"net/url"
+	"strings"
+)
 
 // A live page holds a stream to its live route (htmx's SSE extension, sse-connect) and, for
 // each of its parts, an invisible liveRefresh that fetches the page again when the stream
-// names the part, or when the stream (re)starts and the page may have missed something, and
-// swaps in that part alone. Without JavaScript none of this runs and a reload shows all.
+// names the part, and swaps in that part alone. The stream starts where the feed stood
+// before the page was read, so nothing written while it loaded is missed; a browser that
+// reconnects sends Last-Event-ID, and one that opens a new stream starts from the page's
+// place again: either way it is told what it missed. Without JavaScript none of this runs
+// and a reload shows all.
 
-// liveConnected is the event a stream begins with, on every (re)connect.
-const liveConnected = "live"
+// liveURL is a live route from the feed's place from ("" for from now).
+func liveURL(route, from string) string {
+	if from == "" {
+		return route
+	}
+	return route + "?since=" + url.QueryEscape(from)
+}
 
 // liveTrigger is the hx-trigger of a part refreshed on the events named.
 func liveTrigger(events ...string) string {
-	triggers := make([]string, 0, len(events)+1)
-	for _, e := range append(events, liveConnected) {
+	triggers := make([]string, 0, len(events))
+	for _, e := range events {
 		triggers = append(triggers, "sse:"+e)
 	}
 	return strings.Join(triggers, ", ")
@@ -54,7 +65,7 @@ func liveRefresh(page, target string, events ...string) templ.Component {
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templruntime.NewAttributeExpression(target).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 27, Col: 20}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 38, Col: 20}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var2)
 		if templ_7745c5c3_Err != nil {
@@ -67,7 +78,7 @@ func liveRefresh(page, target string, events ...string) templ.Component {
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templruntime.NewAttributeExpression(page).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 28, Col: 15}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 39, Col: 15}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var3)
 		if templ_7745c5c3_Err != nil {
@@ -80,7 +91,7 @@ func liveRefresh(page, target string, events ...string) templ.Component {
 		var templ_7745c5c3_Var4 string
 		templ_7745c5c3_Var4, templ_7745c5c3_Err = templruntime.NewAttributeExpression(liveTrigger(events...)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 29, Col: 37}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 40, Col: 37}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 		if templ_7745c5c3_Err != nil {
@@ -93,7 +104,7 @@ func liveRefresh(page, target string, events ...string) templ.Component {
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression("#" + target).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 30, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 41, Col: 26}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
@@ -106,7 +117,7 @@ func liveRefresh(page, target string, events ...string) templ.Component {
 		var templ_7745c5c3_Var6 string
 		templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression("#" + target).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 31, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/live.templ`, Line: 42, Col: 26}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 		if templ_7745c5c3_Err != nil {

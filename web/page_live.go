@@ -19,7 +19,7 @@ import (
 
 // Live event names: what a page refreshes when it hears one.
 const (
-	liveConnected = "live"     // the stream (re)started: refresh every part, it may have missed something
+	liveConnected = "live"     // the stream's first event, with its place; a page needs nothing of it
 	liveMessages  = "messages" // the thread's messages (claims stand beside them)
 	liveState     = "state"    // the thread's state and timeline
 	liveQueue     = "queue"    // the moderation queue
@@ -45,11 +45,14 @@ func (p *pages) queueLive(r *pageRequest) error {
 	return p.live(r, map[string]string{}, func(string) string { return liveQueue })
 }
 
-// live opens the feed for the reader, from Last-Event-ID when the browser reconnects, and
-// streams it with each event renamed by part.
+// live opens the feed for the reader from Last-Event-ID when the browser reconnects, else
+// from ?since=, the place the page was read at, and streams it with each event renamed by
+// part.
 func (p *pages) live(r *pageRequest, in map[string]string, part func(feedType string) string) error {
 	if last := r.c.Get("Last-Event-ID"); last != "" {
 		in["since"] = last
+	} else if since := r.c.Query("since"); since != "" {
+		in["since"] = since
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {
@@ -82,4 +85,22 @@ type liveData struct{}
 func (p *pages) registerLive(app *fiber.App) {
 	app.Get("/threads/:id/live", p.wrap(readers, p.threadLive))
 	app.Get("/moderation/live", p.wrap(readers, p.queueLive))
+}
+
+// liveFrom is the feed's place now for the page being read (thread "" for every thread), or
+// "" when it cannot be had: the page then streams from when it connects.
+func (p *pages) liveFrom(r *pageRequest, thread string) string {
+	in := map[string]string{}
+	if thread != "" {
+		in["thread"] = thread
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return ""
+	}
+	cursor, err := p.svc.FeedCursor(r.c.UserContext(), r.actor(), raw)
+	if err != nil {
+		return "" // the page itself reports what is wrong with reading it
+	}
+	return cursor
 }

@@ -24,8 +24,9 @@ func TestLivePages(t *testing.T) {
 		b := f.signedIn(t, "ada")
 
 		page := b.get("/threads/"+thread).must(t, http.StatusOK)
-		if page.find(`[hx-ext="sse"][sse-connect="/threads/`+thread+`/live"]`).Length() != 1 {
-			t.Errorf("the thread page opens no stream to its live route")
+		connect := page.find(`[hx-ext="sse"][sse-connect^="/threads/` + thread + `/live?since="]`).AttrOr("sse-connect", "")
+		if connect == "" {
+			t.Fatalf("the thread page opens no stream to its live route from its own place")
 		}
 		for _, part := range []string{"message-tree", "thread-state", "timeline"} {
 			if page.find("#"+part).Length() != 1 || page.find(`[data-live="`+part+`"][hx-get="/threads/`+thread+`"]`).Length() != 1 {
@@ -33,14 +34,17 @@ func TestLivePages(t *testing.T) {
 			}
 		}
 		queue := b.get("/moderation").must(t, http.StatusOK)
-		if queue.find(`[sse-connect="/moderation/live"]`).Length() != 1 || queue.find("#queue-live").Length() != 1 ||
+		if queue.find(`[sse-connect^="/moderation/live?since="]`).Length() != 1 || queue.find("#queue-live").Length() != 1 ||
 			queue.find(`[data-live="queue-live"][hx-get="/moderation"]`).Length() != 1 {
 			t.Errorf("the moderation queue does not refresh itself live")
 		}
 
-		s := f.openFeed("/threads/"+thread+"/live", "", "", b.client).start()
-		if ev := s.next(); ev.event != "live" || ev.id == "" {
-			t.Fatalf("the stream begins with %q (id %q), want live with a cursor", ev.event, ev.id)
+		// Written after the page was read and before its stream opened: the stream tells it.
+		f.send(f.bob, `{"kind":"note","thread":"`+thread+`","body":"Sent while the page loads."}`)
+		s := f.openFeed(connect, "", "", b.client).start()
+		if got := s.nextN(2); got[0].event != "live" || got[0].id == "" || got[1].event != "messages" {
+			t.Fatalf("the page's stream begins with %s (id %q), %s; want live with a cursor, then the message sent while it loaded",
+				got[0].event, got[0].id, got[1].event)
 		}
 		f.send(f.bob, `{"kind":"note","thread":"`+elsewhere+`","body":"Not this thread."}`)
 		f.send(f.bob, `{"kind":"answer","thread":"`+thread+`","body":"An answer <b>with markup</b>."}`)

@@ -51,3 +51,17 @@ func (f *forum) secondHuman(t *testing.T) *tab {
 	)
 	return tb
 }
+
+// stopLive closes the page's live stream, as a proxy that cuts it would, and waits until it
+// is closed: the page then stays as it was read, stale, for the tests of what a stale page's
+// controls do, and of the controls' own swaps without the page following the forum.
+func (tb *tab) stopLive() {
+	tb.t.Helper()
+	tb.do(chromedp.Poll[chromedp.Void](`(() => {
+		const page = document.querySelector("[sse-connect]");
+		const data = page && page["htmx-internal-data"];
+		if (!data || !data.sseEventSource) return false;
+		data.sseEventSource.close();
+		return true;
+	})()`))
+}
