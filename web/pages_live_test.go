@@ -24,7 +24,7 @@ func TestLivePages(t *testing.T) {
 		b := f.signedIn(t, "ada")
 
 		page := b.get("/threads/"+thread).must(t, http.StatusOK)
-		connect := page.find(`[hx-ext="sse"][sse-connect^="/threads/` + thread + `/live?since="]`).AttrOr("sse-connect", "")
+		connect := page.find(`[hx-ext="sse"][sse-connect^="/threads/`+thread+`/live?since="]`).AttrOr("sse-connect", "")
 		if connect == "" {
 			t.Fatalf("the thread page opens no stream to its live route from its own place")
 		}
