@@ -15,7 +15,7 @@ STARTED := $(shell date +%s)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 
 # Browser libraries copied out of node_modules (versions pinned in package-lock.json).
-VENDORED := static/vendor/htmx.min.js
+VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
 .PHONY: build run test bench generate assets tools pgbouncer fmt clean
@@ -52,6 +52,9 @@ node_modules/.installed: package.json package-lock.json
 
 static/vendor/htmx.min.js: node_modules/.installed
 	cp node_modules/htmx.org/dist/htmx.min.js $@
+
+static/vendor/htmx-ext-sse.min.js: node_modules/.installed
+	cp node_modules/htmx-ext-sse/dist/sse.min.js $@
 
 ## tools: the programs the tests run
 tools:

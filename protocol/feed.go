@@ -151,3 +151,28 @@ func (f *Feed) read(ctx context.Context, max int) ([]FeedEvent, error) {
 	}
 	return events, nil
 }
+
+// FeedCursor answers {thread?} with the feed's place now, without holding a listener's
+// place: a page rendered now opens its stream from it later, and so misses nothing written
+// in between.
+func (s *Service) FeedCursor(ctx context.Context, a *Actor, raw []byte) (string, error) {
+	o, err := input(a, raw)
+	if err != nil {
+		return "", err
+	}
+	thread, _, err := o.id("thread", "th_")
+	if err != nil {
+		return "", err
+	}
+	if err := o.rest(); err != nil {
+		return "", err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return "", err
+	}
+	_, horizon, err2 := s.db.Read().Feed(ctx, storage.FeedQuery{ThreadID: thread})
+	if err2 != nil {
+		return "", fault(err2)
+	}
+	return encodeCursor(feedCursorTag, horizon.Tx, horizon.Seq), nil
+}

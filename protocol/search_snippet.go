@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"iter"
 	"strings"
 	"unicode/utf8"
 
@@ -43,24 +44,43 @@ func snippet(body string, terms []storage.SearchTerm) string {
 // firstMatch is the rune offset of the first word of runes that a term not excluded looks
 // for (0 when none is found).
 func firstMatch(runes []rune, terms []storage.SearchTerm) int {
-	for i := 0; i < len(runes); {
-		if !isWordRune(runes[i]) {
-			i++
-			continue
+	for start, end := range wordSpans(runes) {
+		if wanted(terms, string(runes[start:end])) {
+			return start
 		}
-		j := i
-		for j < len(runes) && isWordRune(runes[j]) {
-			j++
-		}
-		word := strings.ToLower(string(runes[i:j]))
-		for _, t := range terms {
-			if !t.Exclude && looksFor(t, word) {
-				return i
-			}
-		}
-		i = j
 	}
 	return 0
+}
+
+// wordSpans yields where each word of runes starts and ends, in runes.
+func wordSpans(runes []rune) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < len(runes); {
+			if !isWordRune(runes[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(runes) && isWordRune(runes[j]) {
+				j++
+			}
+			if !yield(i, j) {
+				return
+			}
+			i = j
+		}
+	}
+}
+
+// wanted reports whether a term not excluded looks for word, in any case.
+func wanted(terms []storage.SearchTerm, word string) bool {
+	word = strings.ToLower(word)
+	for _, t := range terms {
+		if !t.Exclude && looksFor(t, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // looksFor reports whether word is one of the words of t (or begins like its prefix).

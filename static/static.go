@@ -20,7 +20,7 @@ var files embed.FS
 func FS() fs.FS { return files }
 
 // vendored lists what `make assets` copies into vendor/.
-var vendored = []string{"vendor/htmx.min.js"}
+var vendored = []string{"vendor/htmx.min.js", "vendor/htmx-ext-sse.min.js"}
 
 // Check reports vendored files missing from this build, which happens to a binary built with
 // go build before `make assets` ran: its pages would work without htmx, badly.

@@ -42,8 +42,11 @@ func TestLayout(t *testing.T) {
 	if got := doc.Find("head title").Text(); got != title+" · Parley" {
 		t.Errorf("title = %q", got)
 	}
-	if n := doc.Find("script").Length(); n != 1 {
-		t.Errorf("%d script elements, want htmx alone: is the title escaped?", n)
+	if n := doc.Find("script").Length(); n != 2 {
+		t.Errorf("%d script elements, want htmx and its SSE extension alone: is the title escaped?", n)
+	}
+	if doc.Find(`script[src="/static/vendor/htmx-ext-sse.min.js"][defer]`).Length() != 1 {
+		t.Error("no deferred script /static/vendor/htmx-ext-sse.min.js, which the live pages need")
 	}
 	if doc.Find(`script:not([src])`).Length() != 0 {
 		t.Error("an inline script: the CSP forbids it")

@@ -84,6 +84,15 @@ func (a *api) feed(c *fiber.Ctx, opts FeedOptions) error {
 	if err != nil {
 		return a.writeError(c, err)
 	}
+	streamFeed(c, feed, opts, a.log, a.metrics, nil)
+	return nil
+}
+
+// streamFeed answers c with feed as Server-Sent Events, until the listener or the server
+// goes. rename, when given, turns each event into what the listener is told instead (the
+// live pages' events); nil sends the feed's own.
+func streamFeed(c *fiber.Ctx, feed *protocol.Feed, opts FeedOptions, log *slog.Logger, m *Metrics,
+	rename func(protocol.FeedEvent) protocol.FeedEvent) {
 	c.Set(fiber.HeaderContentType, "text/event-stream; charset=utf-8")
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
@@ -92,9 +101,8 @@ func (a *api) feed(c *fiber.Ctx, opts FeedOptions) error {
 	if tcp, ok := conn.(*net.TCPConn); ok {
 		_ = tcp.SetWriteBuffer(opts.SocketBuffer)
 	}
-	l := &listener{feed: feed, conn: conn, opts: opts, log: a.log, shutdown: c.Context().Done(), open: a.metrics.streaming()}
+	l := &listener{feed: feed, conn: conn, opts: opts, log: log, shutdown: c.Context().Done(), open: m.streaming(), rename: rename}
 	c.Context().SetBodyStreamWriter(l.run)
-	return nil
 }
 
 // feedInput is the operation's input: the query's fields, with Last-Event-ID, which a
@@ -123,6 +131,7 @@ type listener struct {
 	log      *slog.Logger
 	shutdown <-chan struct{}
 	open     func() // ends the stream's count in the metrics
+	rename   func(protocol.FeedEvent) protocol.FeedEvent
 
 	frames chan protocol.FeedEvent
 	ended  string // why the reading half stopped: "" (the stream ends), or the reason given with resume
@@ -142,10 +151,18 @@ func (l *listener) run(w *bufio.Writer) {
 	}
 	heartbeat := time.NewTicker(l.opts.Heartbeat)
 	defer heartbeat.Stop()
+	// A listener that has gone gives its place back now, not at the next heartbeat that fails:
+	// a human moving between live pages would otherwise use up the identity's places.
+	look := time.NewTicker(clientCheckEvery)
+	defer look.Stop()
 	for {
 		select {
 		case <-l.shutdown:
 			return
+		case <-look.C:
+			if clientGone(l.conn) {
+				return
+			}
 		case <-heartbeat.C:
 			if !l.send(w, []byte(": heartbeat\n\n")) {
 				return
@@ -203,6 +220,9 @@ func (l *listener) read(ctx context.Context) {
 // write sends one event: its id (none for resume, which is not a place of its own), its
 // type and its data as one line of JSON, flushed when nothing else is waiting.
 func (l *listener) write(w *bufio.Writer, ev protocol.FeedEvent) bool {
+	if l.rename != nil {
+		ev = l.rename(ev)
+	}
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
 		l.log.Error("feed: an event cannot be written", "err", err)

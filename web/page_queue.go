@@ -16,13 +16,14 @@ func (p *pages) queue(r *pageRequest) error {
 
 // renderQueue shows the queue, with a refused control's refusal beside it.
 func (p *pages) renderQueue(r *pageRequest, status int, form views.FormState) error {
+	from := p.liveFrom(r, "") // before the queue is read: its stream repeats nothing it misses
 	res, err := p.svc.Proposals(r.c.UserContext(), r.actor(), r.c.Query("cursor"), 0)
 	if refusal, ok := protocol.AsError(err); ok && refusal.Reason == protocol.ReasonInvalidBody {
 		return r.notFound() // a cursor this server did not give
 	} else if err != nil {
 		return err
 	}
-	q := views.Queue{Proposals: res.Proposals, Form: form}
+	q := views.Queue{Proposals: res.Proposals, Form: form, LiveFrom: from}
 	if res.Cursor != nil {
 		q.Next = *res.Cursor
 	}

@@ -18,10 +18,12 @@ func (p *pages) threadPage(r *pageRequest) error {
 	if !ok {
 		return r.notFound()
 	}
+	from := p.liveFrom(r, id) // before the page is read: its stream repeats nothing it misses
 	tp, err := p.readThread(r, id)
 	if err != nil {
 		return p.refusedRead(r, err)
 	}
+	tp.LiveFrom = from
 	if m := r.c.Query("reply"); messageKey.MatchString(m) {
 		tp.ReplyTo = m
 	}

@@ -31,6 +31,8 @@ type pages struct {
 	logins     *loginLimiter
 	publicRead bool
 	log        *slog.Logger
+	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
+	metrics    *Metrics
 }
 
 // access is who may use a route.
@@ -47,6 +49,7 @@ func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	p := &pages{
 		svc: svc, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		logins: newLoginLimiter(), publicRead: opts.PublicRead, log: opts.Logger,
+		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
 	}
 	app.Get("/setup", p.wrap(anyone, p.setupForm))
 	app.Post("/setup", p.wrap(anyone, p.setup))
@@ -60,9 +63,11 @@ func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	app.Post("/threads/:id/mark", p.wrap(members, p.mark))
 	app.Post("/threads/:id/messages", p.wrap(members, p.reply))
 	app.Get("/moderation", p.wrap(readers, p.queue))
+	p.registerLive(app)
 	app.Post("/claims/:id/verify", p.wrap(members, p.verifyClaim))
 	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
 	app.Get("/artifacts/:ref", p.wrap(readers, p.artifactPage))
+	app.Get("/search", p.wrap(readers, p.searchPage))
 	app.Get("/graph", p.wrap(readers, p.graphPage))
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))

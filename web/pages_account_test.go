@@ -95,7 +95,7 @@ func TestLoginAndLogout(t *testing.T) {
 		login := b.get("/login?next=%2Fthreads%2Fth_1").must(t, http.StatusOK)
 		if login.find(`form[method="post"][action="/login"] input[name="name"]`).Length() != 1 ||
 			login.find(`form input[name="password"][type="password"]`).Length() != 1 ||
-			login.find(`form button[type="submit"]`).Length() != 1 {
+			login.find(`form[action="/login"] button[type="submit"]`).Length() != 1 {
 			t.Fatalf("the login form lacks its hooks:\n%s", login.body)
 		}
 		before := b.csrf

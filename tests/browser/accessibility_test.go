@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"net/url"
 	"testing"
 )
 
@@ -19,6 +20,7 @@ func testMainPages(t *testing.T, f *forum) {
 		{"threads", "/", true},
 		{"thread", "/threads/" + thread, true},
 		{"moderation", "/moderation", true},
+		{"search", "/search?q=" + url.QueryEscape(`"long poll" -nothing`), true},
 		{"tokens", "/tokens", true},
 		{"login", "/login", false},
 	}
@@ -33,6 +35,9 @@ func testMainPages(t *testing.T, f *forum) {
 			tb.open(f.base + p.path)
 			if got := tb.attr("html", "lang"); got != lang {
 				t.Errorf("%s with Accept-Language %s has lang %q", p.path, lang, got)
+			}
+			if p.name == "search" && tb.count("[data-message-id] mark") == 0 {
+				t.Errorf("%s (%s) shows no result with its words marked", p.path, lang)
 			}
 			checkAccessibility(t, tb, p.path+" ("+lang+")")
 		}

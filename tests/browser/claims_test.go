@@ -122,6 +122,7 @@ func testClaims(t *testing.T, f *forum) {
 	contested := f.supportedClaim(t, asked.thread, asked.message, "Every proxy honours TCP keepalive")
 	stale := f.signIn(t, tabOptions{acceptLanguage: "de"})
 	stale.open(f.base + "/threads/" + asked.thread)
+	stale.stopLive() // else it would follow the refute, and not be stale
 	f.bob.claim(t, "/v1/claims/"+contested+"/refute", map[string]any{"body": "Not all: some drop idle keepalives.",
 		"evidence": []map[string]any{{"kind": "log", "ref": "connection reset after 45 s"}}})
 	loads := stale.watchLoads("a refused verify", true)

@@ -32,6 +32,7 @@ func TestPages(t *testing.T) {
 		{"hostile-body", testHostileBody},
 		{"csrf", testCSRF},
 		{"claims", testClaims},
+		{"live-pages", testLivePages},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {

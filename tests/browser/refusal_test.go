@@ -24,6 +24,9 @@ func testRefusal(t *testing.T, f *forum) {
 			for _, tb := range []*tab{first, stale} {
 				tb.open(f.base + "/threads/" + thread)
 			}
+			if c.js {
+				stale.stopLive() // else it would follow the first confirm, and not be stale
+			}
 			first.do(
 				chromedp.Click(chromedp.CSS(`[data-action="confirm"]`)),
 				chromedp.WaitReady(chromedp.CSS(badge("answered", true))),

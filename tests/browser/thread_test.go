@@ -118,11 +118,18 @@ func (tb *tab) write(kind, body string) {
 	)
 }
 
-// waitForMessage waits until a message with body appears and returns its text.
+// waitForMessage waits until a message with body appears and returns its text. It finds
+// and reads the message in one step in the page: a live page may swap the message list
+// again at any moment, and a node found in one step could be gone in the next.
 func waitForMessage(t *testing.T, tb *tab, body string) string {
 	t.Helper()
 	sel := fmt.Sprintf(`//*[@data-message-id][.//*[contains(normalize-space(.), %q)]]`, body)
-	return strings.TrimSpace(run(tb, "the message "+body, chromedp.Text(sel)))
+	read := fmt.Sprintf(`(() => {
+		const node = document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue;
+		return node ? node.innerText : false;
+	})()`, sel)
+	tb.do(chromedp.WaitReady(sel)) // waits out a form post's navigation, too
+	return strings.TrimSpace(run(tb, "the message "+body, chromedp.Poll[string](read)))
 }
 
 // checkState reads the thread over the API: what the page showed is what happened.
