@@ -155,6 +155,19 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 	return g
 }
 
+// GroundedLabels are the grounded labels of claims read already (read_thread's), by claim
+// id: the same framework the graph is labelled by, built from the claims alone, since their
+// anchor messages are no arguments.
+func GroundedLabels(claims []*ClaimView) map[string]string {
+	labels := make(map[string]string, len(claims))
+	for _, n := range buildGraph(claims, nil).Nodes {
+		if n.Type == graph.TypeClaim {
+			labels[n.ID] = string(n.Grounded)
+		}
+	}
+	return labels
+}
+
 func graphEvidence(items []Evidence) []graph.Evidence {
 	out := make([]graph.Evidence, len(items))
 	for i, e := range items {

@@ -49,6 +49,20 @@ func TestClaimGraph(t *testing.T) {
 				t.Errorf("%s grounded %v, want %s", id, n, want)
 			}
 		}
+		// The labels of the claims read_thread returns are the graph's.
+		read, err := svc.ReadThread(context.Background(), reader, []byte(`{"thread":"`+th+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := protocol.GroundedLabels(read.Claims)
+		if len(labels) != 3 {
+			t.Errorf("GroundedLabels: %v, want the thread's three claims", labels)
+		}
+		for id, label := range labels {
+			if want := string(nodes[id].Grounded); label != want {
+				t.Errorf("GroundedLabels: %s %s, the graph says %s", id, label, want)
+			}
+		}
 		if n := nodes[c1]; n.State != "refuted" || n.Certainty != "refuted" || n.AssertedBy != "ainotes:bob" || n.Statement != "8080" || len(n.Evidence) != 1 {
 			t.Errorf("claim node %+v", n)
 		}
@@ -72,7 +86,7 @@ func TestClaimGraph(t *testing.T) {
 				t.Errorf("%s: a document of %d bytes without %s (%v)", format, len(doc), c3, err)
 			}
 		}
-		_, err := svc.Graph(context.Background(), reader, []byte(`{"thread":"th_999"}`))
+		_, err = svc.Graph(context.Background(), reader, []byte(`{"thread":"th_999"}`))
 		wantRefused(t, err, protocol.ReasonNotFound)
 		_, err = svc.Graph(context.Background(), reader, []byte(`{"format":"png"}`))
 		wantRefused(t, err, protocol.ReasonInvalidBody)

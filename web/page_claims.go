@@ -84,25 +84,6 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 	return r.notFound() // the claim is gone from its thread: it cannot be
 }
 
-// groundedLabels are the grounded labels of a thread's claims by claim id, from the claim
-// graph the operation layer builds (none to read when the thread has no claims).
-func (p *pages) groundedLabels(r *pageRequest, thread string, claims int) (map[string]string, error) {
-	labels := map[string]string{}
-	if claims == 0 {
-		return labels, nil
-	}
-	g, err := p.svc.Graph(r.c.UserContext(), r.actor(), threadInput(thread, nil))
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range g.Graph.Nodes {
-		if n.Grounded != "" {
-			labels[n.ID] = string(n.Grounded)
-		}
-	}
-	return labels, nil
-}
-
 // claimInput is the JSON input of an operation on claim id, with more fields.
 func claimInput(id string, more map[string]any) []byte {
 	return operationInput("claim", id, more)

@@ -44,9 +44,7 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 	if tp.LockLabels, err = p.svc.LockLabels(ctx, a, authors(read.Messages)); err != nil {
 		return nil, err
 	}
-	if tp.Grounded, err = p.groundedLabels(r, read.Thread.ID, len(read.Claims)); err != nil {
-		return nil, err
-	}
+	tp.Grounded = protocol.GroundedLabels(read.Claims)
 	if tp.Artifacts, err = p.artifactPreviews(r, read.Claims); err != nil {
 		return nil, err
 	}
