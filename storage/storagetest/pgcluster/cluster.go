@@ -1,6 +1,7 @@
 // Package pgcluster starts a throwaway Postgres server for tests: a fresh cluster in a
 // temporary folder, listening on 127.0.0.1 on a free port and on a unix socket inside that
-// folder, tuned for speed instead of durability, and deleted again by Stop.
+// folder, tuned for speed instead of durability (unless Options.Durable asks otherwise, as
+// measurements do), and deleted again by Stop.
 package pgcluster
 
 import (
@@ -37,14 +38,27 @@ type Cluster struct {
 	dir     string // owns data/, the socket and postgres.log
 	bin     string
 	account *account
+	opts    Options
 
 	stopOnce sync.Once
 	stopErr  error
 }
 
-// Start creates and starts a cluster and returns once it accepts connections. The caller
-// must call Stop, also when the tests fail, or the server keeps running.
-func Start(ctx context.Context) (*Cluster, error) {
+// Options choose how a cluster is set up; the zero value is the test cluster.
+type Options struct {
+	// Durable keeps Postgres's defaults of fsync, synchronous_commit and full_page_writes
+	// (all on), so that a commit waits for its WAL to reach the disk, as in production. The
+	// load measurements need it: without it a commit costs a fraction of its real price, and
+	// what a send costs besides the commit would look larger than it is. Tests leave it off.
+	Durable bool
+}
+
+// Start creates and starts a test cluster and returns once it accepts connections. The
+// caller must call Stop, also when the tests fail, or the server keeps running.
+func Start(ctx context.Context) (*Cluster, error) { return StartWith(ctx, Options{}) }
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, opts Options) (*Cluster, error) {
 	bin, err := FindBinaries()
 	if err != nil {
 		return nil, err
@@ -57,7 +71,7 @@ func Start(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot make a folder for Postgres: %v", err)
 	}
-	c := &Cluster{dir: dir, bin: bin, account: acct}
+	c := &Cluster{dir: dir, bin: bin, account: acct, opts: opts}
 	if err := c.start(ctx); err != nil {
 		_ = c.Stop()
 		return nil, err
@@ -109,10 +123,12 @@ func (c *Cluster) configure() error {
 		"listen_addresses = '127.0.0.1'",
 		"unix_socket_directories = " + confQuote(c.dir),
 		"max_connections = " + strconv.Itoa(MaxConnections),
+	}
+	if c.opts.Durable {
+		settings = append(settings, "fsync = on", "synchronous_commit = on", "full_page_writes = on")
+	} else {
 		// The cluster is deleted after the tests: durability buys nothing and costs time.
-		"fsync = off",
-		"synchronous_commit = off",
-		"full_page_writes = off",
+		settings = append(settings, "fsync = off", "synchronous_commit = off", "full_page_writes = off")
 	}
 	path := filepath.Join(c.dataDir(), "postgresql.conf")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)

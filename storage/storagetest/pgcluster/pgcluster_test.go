@@ -121,3 +121,37 @@ func TestStartStop(t *testing.T) {
 		t.Error("after Stop, the server still accepts connections")
 	}
 }
+
+// A durable cluster keeps Postgres's durability on; the test cluster turns it off.
+func TestDurable(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Durable: true}, "on"},
+		{Options{}, "off"},
+	} {
+		cluster, err := StartWith(ctx, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := pgx.Connect(ctx, cluster.URL("postgres"))
+		if err != nil {
+			_ = cluster.Stop()
+			t.Fatal(err)
+		}
+		for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+			var got string
+			if err := conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
+				t.Errorf("SHOW %s: %v", setting, err)
+			} else if got != c.want {
+				t.Errorf("%+v: %s = %q, want %q", c.opts, setting, got, c.want)
+			}
+		}
+		_ = conn.Close(ctx)
+		if err := cluster.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
