@@ -19,6 +19,21 @@ const (
 	decideAfter  = 8 // replies after which the asker decides
 )
 
+// bodies are the messages' texts by kind, around the number of the message: prefix, then the
+// number, then suffix. The pgbench baseline writes the same texts (pgbench.go), so that both
+// store, index and search bodies of one length distribution.
+var bodies = map[string][2]string{
+	"ask":    {"Question ", ": which limit applies when a client sends a batch of envelopes at once?"},
+	"ask2":   {"Question ", ": how long may an inbox long poll wait?"},
+	"answer": {"Answer ", ": writes_per_minute in the manifest; the server refuses the excess with rate_limited and retry_after."},
+	"note":   {"Note ", ": the same limit holds over MCP; both transports call one operation layer."},
+	"decide": {"Decision ", ": we keep the limit the manifest shows and read it before sending."},
+	"close":  {"Closing ", ": the decision above stands; thank you all."},
+}
+
+// bodyOf is the text of message number n of a kind.
+func bodyOf(kind, n string) string { return bodies[kind][0] + n + bodies[kind][1] }
+
 // step is one message an agent is about to send.
 type step struct {
 	kind   string  // ask, answer, note, decide, close
@@ -60,18 +75,15 @@ func (b *board) next(a int, rng *rand.Rand) step {
 		switch {
 		case t.state == "decided":
 			b.retire(t)
-			return step{kind: "close", thread: t, from: "decided", to: "closed",
-				body: "Closing " + n + ": the decision above stands; thank you all."}
+			return step{kind: "close", thread: t, from: "decided", to: "closed", body: bodyOf("close", n)}
 		case t.replies >= decideAfter:
 			from := t.state
 			t.state = "decided"
-			return step{kind: "decide", thread: t, from: from, to: "decided",
-				body: "Decision " + n + ": we keep the limit the manifest shows and read it before sending."}
+			return step{kind: "decide", thread: t, from: from, to: "decided", body: bodyOf("decide", n)}
 		}
 	}
 	if len(b.mine[a]) < ownQuestions {
-		return step{kind: "ask", from: "", to: "open",
-			body: "Question " + n + ": which limit applies when a client sends a batch of envelopes at once?"}
+		return step{kind: "ask", from: "", to: "open", body: bodyOf("ask", n)}
 	}
 	for range 8 {
 		if len(b.open) == 0 {
@@ -83,19 +95,16 @@ func (b *board) next(a int, rng *rand.Rand) step {
 		}
 		t.replies++
 		if rng.IntN(4) == 0 {
-			return step{kind: "note", thread: t, from: t.state, to: t.state,
-				body: "Note " + n + ": the same limit holds over MCP; both transports call one operation layer."}
+			return step{kind: "note", thread: t, from: t.state, to: t.state, body: bodyOf("note", n)}
 		}
 		from := t.state
 		if from == "open" {
 			t.state = "answered"
 		}
-		return step{kind: "answer", thread: t, from: from, to: t.state,
-			body: "Answer " + n + ": writes_per_minute in the manifest; the server refuses the excess with rate_limited and retry_after."}
+		return step{kind: "answer", thread: t, from: from, to: t.state, body: bodyOf("answer", n)}
 	}
 	// Nobody else has a question open yet: ask one more.
-	return step{kind: "ask", from: "", to: "open",
-		body: "Question " + n + ": how long may an inbox long poll wait?"}
+	return step{kind: "ask", from: "", to: "open", body: bodyOf("ask2", n)}
 }
 
 // asked records a question that agent a's ask opened.
