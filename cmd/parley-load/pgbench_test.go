@@ -99,7 +99,7 @@ func writtenRows(t *testing.T, db *storage.DB, roles map[string]string) map[stri
 	out := map[string][]map[string]any{"inbox_seq": {{"value": inboxSeq}}}
 	for table, order := range tables {
 		var rows []map[string]any
-		if err := db.NewRaw("SELECT * FROM " + table + " ORDER BY " + order).Scan(context.Background(), &rows); err != nil {
+		if err := db.NewRaw("SELECT * FROM "+table+" ORDER BY "+order).Scan(context.Background(), &rows); err != nil {
 			t.Fatalf("%s: %v", table, err)
 		}
 		for _, r := range rows {
