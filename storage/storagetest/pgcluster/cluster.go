@@ -49,7 +49,8 @@ type Options struct {
 	// Durable keeps Postgres's defaults of fsync, synchronous_commit and full_page_writes
 	// (all on), so that a commit waits for its WAL to reach the disk, as in production. The
 	// load measurements need it: without it a commit costs a fraction of its real price, and
-	// what a send costs besides the commit would look larger than it is. Tests leave it off.
+	// what a send costs besides the commit would look larger than it is. The cluster is made
+	// on disk (the temporary folder), never in /dev/shm. Tests leave it off.
 	Durable bool
 }
 
@@ -67,7 +68,11 @@ func StartWith(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(tempParent(acct), "parley-pg-")
+	parent := tempParent(acct)
+	if opts.Durable {
+		parent = diskParent(acct)
+	}
+	dir, err := os.MkdirTemp(parent, "parley-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("cannot make a folder for Postgres: %v", err)
 	}

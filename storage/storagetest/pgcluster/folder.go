@@ -24,6 +24,13 @@ func tempParent(a *account) string {
 	if freeBytes(memoryFolder) >= minMemoryFree && traversableByOthers(memoryFolder) {
 		return memoryFolder
 	}
+	return diskParent(a)
+}
+
+// diskParent is the usual temporary folder, or /tmp when the account cannot pass into it: on
+// a disk (where the machine has one), for a durable cluster, whose fsync on tmpfs would cost
+// nothing and measure nothing.
+func diskParent(a *account) string {
 	dir := os.TempDir()
 	if a == nil || traversableByOthers(dir) {
 		return dir

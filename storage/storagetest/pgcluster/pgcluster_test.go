@@ -141,6 +141,12 @@ func TestDurable(t *testing.T) {
 			_ = cluster.Stop()
 			t.Fatal(err)
 		}
+		var fs syscall.Statfs_t
+		if err := syscall.Statfs(cluster.Dir(), &fs); err != nil {
+			t.Error(err)
+		} else if c.opts.Durable && fs.Type == tmpfsMagic {
+			t.Errorf("a durable cluster in %s, on tmpfs, where fsync costs nothing", cluster.Dir())
+		}
 		for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
 			var got string
 			if err := conn.QueryRow(ctx, "SELECT current_setting($1)", setting).Scan(&got); err != nil {
@@ -155,3 +161,6 @@ func TestDurable(t *testing.T) {
 		}
 	}
 }
+
+// tmpfsMagic is Linux's statfs type of tmpfs.
+const tmpfsMagic = 0x01021994
