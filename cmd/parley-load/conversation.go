@@ -42,6 +42,8 @@ type step struct {
 	// when none): the baseline writes the event for it, the server decides for itself.
 	from, to string
 	body     string
+	cursor   string // an inbox's since: the agent's last cursor
+	query    string // a search's q
 }
 
 // thread is a question as the scheduler knows it.
@@ -59,10 +61,11 @@ type board struct {
 	open    []*thread         // questions that take replies
 	mine    map[int][]*thread // each agent's questions not yet closed
 	counter int               // numbers the bodies
+	cursors map[int]string    // each agent's last inbox cursor
 }
 
 func newBoard(agents int) *board {
-	return &board{agents: agents, mine: map[int][]*thread{}}
+	return &board{agents: agents, mine: map[int][]*thread{}, cursors: map[int]string{}}
 }
 
 // next chooses agent a's next message.

@@ -1,11 +1,21 @@
 // Command parley-load puts a Parley server under the load of agents holding conversations,
-// and measures what it bears: requests per second, latency percentiles, and refusals by
-// reason. With --baseline-db it also issues the same writes straight through the database
-// driver, in turns with the server, and prints the server's share of that throughput.
+// and measures what it bears: sends per second, latency percentiles per operation, refusals
+// by reason and the server's resident memory. It measures modes in turns (rounds), and prints
+// the ratios of their throughputs:
 //
-//	parley-load --url http://127.0.0.1:8080 --db postgres://…/parley --agents 16 --duration 10s
-//	parley-load --url http://127.0.0.1:8080 --tokens tokens.txt --requests 20000 \
-//	    --baseline-db postgres://…/parley_baseline
+//   - http: the agents over the HTTP binding (POST /v1/messages, GET /v1/inbox, …);
+//
+//   - mcp: the same agents over MCP (tools/call on /mcp);
+//
+//   - pgbench: the rows of the same sends written by pgbench -M prepared from a script
+//     (pgbench_script.go), the database's own limit;
+//
+//   - direct: the same writes issued straight through the Go database driver (benchdata).
+//
+//     parley-load --url http://127.0.0.1:8080 --db postgres://…/parley --agents 16 --duration 10s
+//     parley-load --url http://127.0.0.1:8080 --db postgres://…/parley --modes http,mcp,pgbench \
+//     --baseline-db postgres://…/parley_baseline
+//     parley-load --launch bin/parley --agents 16 --duration 30s    # what make load runs
 //
 // Every agent sends one request at a time, the next as soon as the last is answered. The
 // server must be started with PARLEY_LIMIT_WRITES_PER_MINUTE raised (e.g. 1000000): its
@@ -27,7 +37,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +52,20 @@ const (
 	maxAgents   = 1024
 )
 
+// The modes, in the order they take their turns.
+const (
+	modeHTTP    = "http"
+	modeMCP     = "mcp"
+	modePgbench = "pgbench"
+	modeDirect  = "direct"
+)
+
+var allModes = []string{modeHTTP, modeMCP, modePgbench, modeDirect}
+
+// ratioPairs are the ratios a run prints when both of a pair ran: the issue's headline
+// figures first.
+var ratioPairs = [][2]string{{modeHTTP, modePgbench}, {modeMCP, modeHTTP}, {modeHTTP, modeDirect}, {modeMCP, modePgbench}}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -55,6 +79,7 @@ type config struct {
 	tokensFile  string
 	db          string
 	baselineDB  string
+	modes       []string
 	agents      int
 	identities  int
 	duration    time.Duration
@@ -64,42 +89,111 @@ type config struct {
 	allowRemote bool
 	asJSON      bool
 	seed        uint64
+	mix         *mix
+	memoryEvery time.Duration
+	launch      string // a parley binary to serve from a throwaway database (launch.go)
+	launchDB    string // postgres or sqlite
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	c := &config{}
+	var modes, baseline, mixSpec string
 	fs := flag.NewFlagSet("parley-load", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.url, "url", "", "the server, `http://127.0.0.1:PORT`")
 	fs.StringVar(&c.tokensFile, "tokens", "", "a `FILE` of agent tokens, one a line (the secret, or the JSON of parley token create --json)")
 	fs.StringVar(&c.db, "db", "", "the server's database `URL`, to create the agents' tokens in (instead of --tokens)")
-	fs.StringVar(&c.baselineDB, "baseline-db", "", "a database `URL` (its own, not the server's) for the direct-driver baseline")
+	fs.StringVar(&c.baselineDB, "baseline-db", "", "a database `URL` (its own, not the server's) for the baselines, migrated by the tool")
+	fs.StringVar(&modes, "modes", "", "what to measure, in turns: `LIST` of http, mcp, pgbench, direct (default: http with --url, and direct with --baseline-db)")
+	fs.StringVar(&baseline, "baseline", "", "add a baseline to the modes: pgbench or direct")
+	fs.StringVar(&mixSpec, "mix", "send", "what the agents do: send, mixed ("+mixedPreset+"), or `WEIGHTS` such as send=60,inbox=40")
 	fs.IntVar(&c.agents, "agents", 16, "agents sending at once")
 	fs.IntVar(&c.identities, "identities", 0, "identities to create with --db (default: one per agent)")
-	fs.DurationVar(&c.duration, "duration", 0, "how long each measured mode runs (default 10s unless --requests)")
-	fs.IntVar(&c.requests, "requests", 0, "how many requests each measured mode sends at most")
-	fs.IntVar(&c.rounds, "rounds", 0, "turns the server and the baseline take (default 3 with both, else 1)")
+	fs.DurationVar(&c.duration, "duration", 0, "how long each measured mode runs, all rounds together (default 10s unless --requests)")
+	fs.IntVar(&c.requests, "requests", 0, "how many requests each measured mode sends at most, all rounds together")
+	fs.IntVar(&c.rounds, "rounds", 0, "turns the modes take (default 3 with more than one mode, else 1)")
 	fs.StringVar(&c.realm, "realm", "ainotes", "the realm of the identities created with --db")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a server or database that is not on a loopback address")
 	fs.BoolVar(&c.asJSON, "json", false, "print the results as JSON")
 	fs.Uint64Var(&c.seed, "seed", 0, "the seed of the agents' choices (default: from the clock)")
+	fs.DurationVar(&c.memoryEvery, "memory-every", time.Second, "how often to read the server's resident memory from its /metrics (0: never)")
+	fs.StringVar(&c.launch, "launch", "", "a parley `BINARY` to serve from a throwaway database for the run; then --url, --db and --baseline-db are the tool's own")
+	fs.StringVar(&c.launchDB, "launch-db", "postgres", "with --launch: postgres (a durable throwaway cluster) or sqlite")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	var err error
+	if c.mix, err = parseMix(mixSpec); err != nil {
+		return nil, err
+	}
+	if c.modes, err = c.chooseModes(modes, baseline); err != nil {
+		return nil, err
+	}
 	return c, c.check()
+}
+
+// chooseModes reads --modes and --baseline, or chooses the modes from the addresses given.
+func (c *config) chooseModes(list, baseline string) ([]string, error) {
+	var modes []string
+	if list != "" {
+		for _, m := range strings.Split(list, ",") {
+			modes = append(modes, strings.TrimSpace(m))
+		}
+	} else {
+		switch {
+		case c.launch != "" && c.launchDB == "sqlite":
+			modes = []string{modeHTTP, modeMCP, modeDirect}
+		case c.launch != "":
+			modes = []string{modeHTTP, modeMCP, modePgbench}
+		default:
+			if c.url != "" {
+				modes = append(modes, modeHTTP)
+			}
+			if c.baselineDB != "" && baseline == "" {
+				modes = append(modes, modeDirect)
+			}
+		}
+	}
+	switch baseline {
+	case "":
+	case modePgbench, modeDirect:
+		modes = append(modes, baseline)
+	default:
+		return nil, fmt.Errorf("--baseline %q: pgbench or direct", baseline)
+	}
+	var out []string
+	for _, m := range modes {
+		if !slices.Contains(allModes, m) {
+			return nil, fmt.Errorf("--modes: %q is none of %s", m, strings.Join(allModes, ", "))
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 func (c *config) check() error {
 	switch {
-	case c.url == "" && c.baselineDB == "":
+	case c.launch != "" && (c.url != "" || c.db != "" || c.baselineDB != "" || c.tokensFile != ""):
+		return errors.New("--launch serves its own database: give no --url, --db, --baseline-db or --tokens with it")
+	case c.launch != "" && c.launchDB != "postgres" && c.launchDB != "sqlite":
+		return fmt.Errorf("--launch-db %q: postgres or sqlite", c.launchDB)
+	case len(c.modes) == 0:
 		return errors.New("nothing to measure: give --url, --baseline-db, or both")
-	case c.url != "" && c.tokensFile == "" && c.db == "":
+	case c.launch == "" && c.needs(modeHTTP, modeMCP) && c.url == "":
+		return errors.New("the modes http and mcp need the server: --url")
+	case c.launch == "" && c.url != "" && c.tokensFile == "" && c.db == "":
 		return errors.New("--url needs the agents' tokens: --tokens FILE or --db URL")
 	case c.tokensFile != "" && c.db != "":
 		return errors.New("--tokens and --db both name where the tokens come from: give one")
+	case c.launch == "" && c.needs(modePgbench, modeDirect) && c.baselineDB == "":
+		return errors.New("the modes pgbench and direct need a database of their own: --baseline-db")
+	case c.needs(modePgbench) && (c.launchDB == "sqlite" || (c.launch == "" && !isPostgres(c.baselineDB))):
+		return errors.New("the mode pgbench needs Postgres")
 	case c.agents < 1 || c.agents > maxAgents:
 		return fmt.Errorf("--agents %d: between 1 and %d", c.agents, maxAgents)
 	case c.identities < 0 || c.identities > maxAgents:
@@ -110,6 +204,8 @@ func (c *config) check() error {
 		return fmt.Errorf("--requests %d: at most %d", c.requests, maxRequests)
 	case c.rounds < 0 || c.rounds > 100:
 		return fmt.Errorf("--rounds %d: at most 100", c.rounds)
+	case c.memoryEvery < 0:
+		return fmt.Errorf("--memory-every %v: not negative", c.memoryEvery)
 	}
 	if c.duration == 0 && c.requests == 0 {
 		c.duration = 10 * time.Second
@@ -122,7 +218,7 @@ func (c *config) check() error {
 	}
 	if c.rounds == 0 {
 		c.rounds = 1
-		if c.url != "" && c.baselineDB != "" {
+		if len(c.modes) > 1 {
 			c.rounds = 3
 		}
 	}
@@ -140,6 +236,20 @@ func (c *config) check() error {
 	return nil
 }
 
+// needs reports whether any of modes is measured.
+func (c *config) needs(modes ...string) bool {
+	for _, m := range modes {
+		if slices.Contains(c.modes, m) {
+			return true
+		}
+	}
+	return false
+}
+
+func isPostgres(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -149,37 +259,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "parley-load: %v\n", err)
 		return 2
 	}
-	modes, cleanup, err := setup(ctx, c)
+	modes, cleanup, err := setup(ctx, c, stderr)
 	defer cleanup()
 	if err != nil {
 		fmt.Fprintf(stderr, "parley-load: %v\n", err)
 		return 1
 	}
 	if !c.asJSON {
-		fmt.Fprintf(stdout, "parley-load: %d agents, %d round(s) of %s per mode\n", c.agents, c.rounds, budget(c))
+		fmt.Fprintf(stdout, "parley-load: %d agents, modes %s, %d round(s) of %s per mode, mix %s, %s\n",
+			c.agents, strings.Join(c.modes, ","), c.rounds, budget(c), c.mix, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	}
-	for r := 0; r < c.rounds; r++ {
+	var mem *memorySampler
+	if c.url != "" && c.memoryEvery > 0 && c.needs(modeHTTP, modeMCP) {
+		mem = startMemorySampler(ctx, c.url, c.memoryEvery)
+	}
+	var runErr error
+	for r := 0; r < c.rounds && runErr == nil && ctx.Err() == nil; r++ {
 		for _, m := range modes {
-			phase(ctx, c, m, r)
-			if ctx.Err() != nil {
+			if runErr = phase(ctx, c, m); runErr != nil || ctx.Err() != nil {
 				break
 			}
 		}
 	}
-	rep := report{Agents: c.agents, Rounds: c.rounds}
+	rep := report{Agents: c.agents, Rounds: c.rounds, Mix: c.mix.String()}
 	for _, m := range modes {
 		rep.Modes = append(rep.Modes, m.stats.summary(m.name))
 	}
-	if len(rep.Modes) == 2 && rep.Modes[1].Throughput > 0 {
-		ratio := rep.Modes[0].Throughput / rep.Modes[1].Throughput
-		rep.Ratio = &ratio
+	rep.ratios()
+	if mem != nil {
+		rep.Memory = mem.stop()
 	}
 	if c.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rep)
 	} else {
-		rep.print(stdout)
+		rep.print(stdout, c.mix.sendsOnly())
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "parley-load: %v\n", runErr)
+		return 1
 	}
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "parley-load: interrupted; the figures cover what ran")
@@ -199,17 +318,21 @@ func budget(c *config) string {
 	return strings.Join(parts, " or ")
 }
 
-// mode is one thing measured: the server over HTTP, or the baseline.
+// mode is one thing measured: the server over HTTP or MCP, or a baseline.
 type mode struct {
 	name   string
-	sender sender
+	sender sender   // nil for pgbench
+	bench  *pgbench // the pgbench mode's
 	board  *board
 	stats  *stats
 	seq    atomic.Uint64
 }
 
-// phase lets every agent send for one round's share of the budget.
-func phase(ctx context.Context, c *config, m *mode, round int) {
+// phase lets every agent work for one round's share of the budget.
+func phase(ctx context.Context, c *config, m *mode) error {
+	if m.bench != nil {
+		return benchPhase(ctx, c, m)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.duration/time.Duration(c.rounds))
 	defer cancel()
 	var left atomic.Int64
@@ -217,24 +340,37 @@ func phase(ctx context.Context, c *config, m *mode, round int) {
 	unlimited := c.requests == 0
 	began := time.Now()
 	var wg sync.WaitGroup
+	var sends atomic.Int64
 	for a := 0; a < c.agents; a++ {
 		rng := rand.New(rand.NewPCG(c.seed, m.seq.Add(1)))
 		wg.Go(func() {
-			var lat []time.Duration
+			lat := map[string][]time.Duration{}
 			refused := map[string]int{}
 			accepted := 0
 			for ctx.Err() == nil && (unlimited || left.Add(-1) >= 0) {
-				st := m.board.next(a, rng)
+				var st step
+				if op := c.mix.pick(rng); op == opSend {
+					st = m.board.next(a, rng)
+				} else {
+					st = m.board.read(a, op, rng)
+				}
 				t0 := time.Now()
-				out := m.sender.send(ctx, a, st)
+				out := m.sender.do(ctx, a, st)
 				if out.reason == "cancelled" {
 					break
 				}
-				lat = append(lat, time.Since(t0))
+				op := opOf(st)
+				lat[op] = append(lat[op], time.Since(t0))
 				if out.accepted {
 					accepted++
-					if st.kind == "ask" && out.id != 0 {
+					if op == opSend {
+						sends.Add(1)
+					}
+					switch {
+					case st.kind == "ask" && out.id != 0:
 						m.board.asked(a, out.id, out.root)
+					case st.kind == opInbox:
+						m.board.polled(a, out.cursor)
 					}
 				}
 				if out.reason != "" {
@@ -248,8 +384,29 @@ func phase(ctx context.Context, c *config, m *mode, round int) {
 		})
 	}
 	wg.Wait()
-	m.stats.addTime(time.Since(began))
-	_ = round
+	m.stats.addRound(int(sends.Load()), time.Since(began))
+	return nil
+}
+
+// benchPhase runs pgbench for one round's share of the budget.
+func benchPhase(ctx context.Context, c *config, m *mode) error {
+	seconds, perClient := 0, 0
+	if c.duration != maxDuration {
+		seconds = max(1, int((c.duration/time.Duration(c.rounds)+time.Second/2)/time.Second))
+	}
+	if c.requests > 0 {
+		seconds, perClient = 0, max(1, c.requests/c.rounds/c.agents)
+	}
+	res, err := m.bench.run(ctx, c.agents, seconds, perClient)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	m.stats.add(map[string][]time.Duration{opSend: res.lat}, res.sends, nil)
+	m.stats.addRound(res.sends, res.elapsed)
+	return nil
 }
 
 func sleep(ctx context.Context, d time.Duration) {
@@ -258,90 +415,5 @@ func sleep(ctx context.Context, d time.Duration) {
 	select {
 	case <-ctx.Done():
 	case <-t.C:
-	}
-}
-
-// stats gathers one mode's requests across its phases.
-type stats struct {
-	mu       sync.Mutex
-	lat      []time.Duration
-	accepted int
-	refused  map[string]int
-	elapsed  time.Duration
-}
-
-func newStats() *stats { return &stats{refused: map[string]int{}} }
-
-func (s *stats) add(lat []time.Duration, accepted int, refused map[string]int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.lat = append(s.lat, lat...)
-	s.accepted += accepted
-	for r, n := range refused {
-		s.refused[r] += n
-	}
-}
-
-func (s *stats) addTime(d time.Duration) {
-	s.mu.Lock()
-	s.elapsed += d
-	s.mu.Unlock()
-}
-
-// summary is one mode's figures.
-type summary struct {
-	Mode       string         `json:"mode"`
-	Requests   int            `json:"requests"`
-	Accepted   int            `json:"accepted"`
-	Refused    map[string]int `json:"refused"`
-	Seconds    float64        `json:"seconds"`
-	Throughput float64        `json:"requests_per_second"`
-	P50        float64        `json:"p50_ms"`
-	P90        float64        `json:"p90_ms"`
-	P99        float64        `json:"p99_ms"`
-	Max        float64        `json:"max_ms"`
-}
-
-func (s *stats) summary(name string) summary {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sort.Slice(s.lat, func(i, j int) bool { return s.lat[i] < s.lat[j] })
-	sum := summary{Mode: name, Requests: len(s.lat), Accepted: s.accepted, Refused: s.refused, Seconds: s.elapsed.Seconds()}
-	if s.elapsed > 0 {
-		sum.Throughput = float64(len(s.lat)) / s.elapsed.Seconds()
-	}
-	if n := len(s.lat); n > 0 {
-		q := func(p float64) float64 { return ms(s.lat[min(n-1, int(p*float64(n)))]) }
-		sum.P50, sum.P90, sum.P99, sum.Max = q(0.50), q(0.90), q(0.99), ms(s.lat[n-1])
-	}
-	return sum
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// report is a run's result.
-type report struct {
-	Agents int       `json:"agents"`
-	Rounds int       `json:"rounds"`
-	Modes  []summary `json:"modes"`
-	// Ratio is the server's throughput over the baseline's, when both ran.
-	Ratio *float64 `json:"ratio,omitempty"`
-}
-
-func (r report) print(w io.Writer) {
-	for _, m := range r.Modes {
-		fmt.Fprintf(w, "%-9s %8d requests in %6.1fs  %8.1f req/s  accepted %d  latency ms p50 %.2f p90 %.2f p99 %.2f max %.2f\n",
-			m.Mode, m.Requests, m.Seconds, m.Throughput, m.Accepted, m.P50, m.P90, m.P99, m.Max)
-		if len(m.Refused) > 0 {
-			var reasons []string
-			for reason, n := range m.Refused {
-				reasons = append(reasons, fmt.Sprintf("%s %d", reason, n))
-			}
-			sort.Strings(reasons)
-			fmt.Fprintf(w, "%-9s refused: %s\n", "", strings.Join(reasons, ", "))
-		}
-	}
-	if r.Ratio != nil {
-		fmt.Fprintf(w, "ratio     %s / %s throughput = %.3f\n", r.Modes[0].Mode, r.Modes[1].Mode, *r.Ratio)
 	}
 }

@@ -43,7 +43,7 @@ func TestPgbenchWritesWhatSendsWrite(t *testing.T) {
 		if cs.kind == "ask" {
 			st.thread = nil
 		}
-		out := h.send(ctx, agent, st)
+		out := h.do(ctx, agent, st)
 		if !out.accepted || out.reason != "" {
 			t.Fatalf("send %d (%s): %+v", i, cs.kind, out)
 		}

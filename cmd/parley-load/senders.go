@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +16,9 @@ import (
 	"github.com/parleyforum/parley/storage/benchdata"
 )
 
-// sender sends one step as agent a and says what became of it.
+// sender carries out one step as agent a and says what became of it.
 type sender interface {
-	send(ctx context.Context, a int, st step) outcome
+	do(ctx context.Context, a int, st step) outcome
 }
 
 // outcome is what one request came to.
@@ -26,26 +27,7 @@ type outcome struct {
 	reason   string        // why it was not: a protocol reason, or the transport's trouble
 	retry    time.Duration // how long the server asked to wait (429)
 	id, root int64         // the thread and message an accepted ask opened
-}
-
-// httpSender speaks POST /v1/messages, one bearer token per agent.
-type httpSender struct {
-	client *http.Client
-	url    string   // …/v1/messages
-	tokens []string // agent a uses tokens[a % len]
-}
-
-func newHTTPSender(base string, tokens []string, agents int) *httpSender {
-	transport := &http.Transport{
-		MaxIdleConns:        agents,
-		MaxIdleConnsPerHost: agents,
-		IdleConnTimeout:     30 * time.Second,
-	}
-	return &httpSender{
-		client: &http.Client{Transport: transport, Timeout: 30 * time.Second},
-		url:    strings.TrimRight(base, "/") + "/v1/messages",
-		tokens: tokens,
-	}
+	cursor   string        // the cursor an inbox answered
 }
 
 // envelope is what an agent sends.
@@ -58,7 +40,8 @@ type envelope struct {
 	Provenance map[string]string `json:"provenance"`
 }
 
-func (h *httpSender) send(ctx context.Context, a int, st step) outcome {
+// envelopeOf is agent a's envelope for a send.
+func envelopeOf(a int, st step) envelope {
 	env := envelope{
 		Kind: st.kind,
 		// Its own extension per agent: agents that share a token are still distinct
@@ -73,32 +56,14 @@ func (h *httpSender) send(ctx context.Context, a int, st step) outcome {
 			env.Parent = "msg_" + strconv.FormatInt(st.thread.root, 10)
 		}
 	}
-	body, err := json.Marshal(env)
-	if err != nil {
-		return outcome{reason: "client_error"}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
-	if err != nil {
-		return outcome{reason: "client_error"}
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+h.tokens[a%len(h.tokens)])
-	resp, err := h.client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return outcome{reason: "cancelled"}
-		}
-		return outcome{reason: "transport_error"}
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return outcome{reason: "transport_error"}
-	}
-	if resp.StatusCode == http.StatusCreated {
-		if st.kind != "ask" {
-			return outcome{accepted: true}
-		}
+	return env
+}
+
+// accepted reads what the client needs of an accepted answer (the object of § 10, over HTTP
+// the body, over MCP the structuredContent): the thread an ask opened, the inbox's cursor.
+func accepted(st step, raw []byte) outcome {
+	switch st.kind {
+	case "ask":
 		var res struct {
 			Message struct{ ID string } `json:"message"`
 			Thread  struct{ ID string } `json:"thread"`
@@ -112,15 +77,96 @@ func (h *httpSender) send(ctx context.Context, a int, st step) outcome {
 			return outcome{accepted: true, reason: "unreadable_answer"}
 		}
 		return outcome{accepted: true, id: id, root: root}
+	case opInbox:
+		var res struct {
+			Cursor string `json:"cursor"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return outcome{accepted: true, reason: "unreadable_answer"}
+		}
+		return outcome{accepted: true, cursor: res.Cursor}
 	}
+	return outcome{accepted: true}
+}
+
+// refused reads a refusal object of § 9.
+func refused(raw []byte, otherwise string) outcome {
 	var refusal struct {
 		Reason     string `json:"reason"`
 		RetryAfter int    `json:"retry_after"`
 	}
 	if json.Unmarshal(raw, &refusal) != nil || refusal.Reason == "" {
-		return outcome{reason: "http_" + strconv.Itoa(resp.StatusCode)}
+		return outcome{reason: otherwise}
 	}
 	return outcome{reason: refusal.Reason, retry: time.Duration(refusal.RetryAfter) * time.Second}
+}
+
+// httpSender speaks the HTTP binding (§ 10), one bearer token per agent.
+type httpSender struct {
+	client *http.Client
+	base   string   // http://host:port
+	tokens []string // agent a uses tokens[a % len]
+}
+
+func newHTTPClient(agents int) *http.Client {
+	transport := &http.Transport{
+		MaxIdleConns:        agents,
+		MaxIdleConnsPerHost: agents,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &http.Client{Transport: transport, Timeout: 30 * time.Second}
+}
+
+func newHTTPSender(base string, tokens []string, agents int) *httpSender {
+	return &httpSender{client: newHTTPClient(agents), base: strings.TrimRight(base, "/"), tokens: tokens}
+}
+
+func (h *httpSender) do(ctx context.Context, a int, st step) outcome {
+	method, path, status := http.MethodGet, "", http.StatusOK
+	var body io.Reader
+	switch st.kind {
+	case opInbox:
+		path = "/v1/inbox?limit=20"
+		if st.cursor != "" {
+			path += "&since=" + url.QueryEscape(st.cursor)
+		}
+	case opReadThread:
+		path = "/v1/threads/th_" + strconv.FormatInt(st.thread.id, 10)
+	case opListThreads:
+		path = "/v1/threads?limit=20"
+	case opSearch:
+		path = "/v1/search?limit=20&q=" + url.QueryEscape(st.query)
+	default:
+		raw, err := json.Marshal(envelopeOf(a, st))
+		if err != nil {
+			return outcome{reason: "client_error"}
+		}
+		method, path, status, body = http.MethodPost, "/v1/messages", http.StatusCreated, bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.base+path, body)
+	if err != nil {
+		return outcome{reason: "client_error"}
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Authorization", "Bearer "+h.tokens[a%len(h.tokens)])
+	resp, err := h.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return outcome{reason: "cancelled"}
+		}
+		return outcome{reason: "transport_error"}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return outcome{reason: "transport_error"}
+	}
+	if resp.StatusCode == status {
+		return accepted(st, raw)
+	}
+	return refused(raw, "http_"+strconv.Itoa(resp.StatusCode))
 }
 
 func key(s, prefix string) (int64, error) {
@@ -130,19 +176,22 @@ func key(s, prefix string) (int64, error) {
 	return strconv.ParseInt(strings.TrimPrefix(s, prefix), 10, 64)
 }
 
-// baselineSender issues the same writes straight through the database driver.
-type baselineSender struct {
+// directSender issues the same writes straight through the database driver.
+type directSender struct {
 	d *benchdata.Direct
 }
 
-func (b *baselineSender) send(ctx context.Context, a int, st step) outcome {
+func (b *directSender) do(ctx context.Context, a int, st step) outcome {
 	identity := "ainotes:load-" + strconv.Itoa(a)
-	if st.kind == "ask" {
+	switch st.kind {
+	case "ask":
 		th, err := b.d.Ask(ctx, identity, st.body)
 		if err != nil {
 			return dbOutcome(ctx, err)
 		}
 		return outcome{accepted: true, id: th.ID, root: th.Root}
+	case opInbox, opReadThread, opListThreads, opSearch:
+		return outcome{reason: "not_measured"} // the baseline writes only
 	}
 	th := benchdata.DirectThread{ID: st.thread.id, Root: st.thread.root, Creator: "ainotes:load-" + strconv.Itoa(st.thread.asker)}
 	if err := b.d.Reply(ctx, th, st.kind, identity, st.body, st.from, st.to); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -20,49 +21,78 @@ import (
 	"github.com/parleyforum/parley/storage/benchdata"
 )
 
-// setup makes the modes the flags ask for: the server first, then the baseline.
-func setup(ctx context.Context, c *config) ([]*mode, func(), error) {
+// setup makes the modes the flags ask for, in their order; with --launch it first starts the
+// server and its database (launch.go).
+func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), error) {
 	var modes []*mode
 	var closers []func()
 	cleanup := func() {
-		for _, f := range closers {
-			f()
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
 		}
 	}
-	if c.url != "" {
-		tokens, err := agentTokens(ctx, c)
+	if c.launch != "" {
+		stop, err := launch(ctx, c, stderr)
+		closers = append(closers, stop)
 		if err != nil {
 			return nil, cleanup, err
 		}
-		modes = append(modes, &mode{name: "http", sender: newHTTPSender(c.url, tokens, c.agents), board: newBoard(c.agents), stats: newStats()})
 	}
-	if c.baselineDB != "" {
-		d, err := openBaseline(ctx, c.baselineDB)
-		if err != nil {
+	var tokens []string
+	if c.needs(modeHTTP, modeMCP) {
+		var err error
+		if tokens, err = agentTokens(ctx, c); err != nil {
 			return nil, cleanup, err
 		}
-		closers = append(closers, func() { _ = d.Close() })
-		modes = append(modes, &mode{name: "baseline", sender: &baselineSender{d: d}, board: newBoard(c.agents), stats: newStats()})
+	}
+	if c.needs(modePgbench, modeDirect) {
+		if err := migrateBaseline(ctx, c.baselineDB); err != nil {
+			return nil, cleanup, err
+		}
+	}
+	for _, name := range c.modes {
+		m := &mode{name: name, board: newBoard(c.agents), stats: newStats()}
+		switch name {
+		case modeHTTP:
+			m.sender = newHTTPSender(c.url, tokens, c.agents)
+		case modeMCP:
+			m.sender = newMCPSender(c.url, tokens, c.agents)
+		case modePgbench:
+			p, remove, err := newPgbench(c.baselineDB)
+			closers = append(closers, remove)
+			if err != nil {
+				return nil, cleanup, err
+			}
+			m.bench = p
+		case modeDirect:
+			d, err := benchdata.OpenDirect(ctx, c.baselineDB)
+			if err != nil {
+				return nil, cleanup, err
+			}
+			closers = append(closers, func() { _ = d.Close() })
+			m.sender = &directSender{d: d}
+		}
+		modes = append(modes, m)
 	}
 	return modes, cleanup, nil
 }
 
-// openBaseline migrates the baseline's database (it may be empty) and connects to it.
-func openBaseline(ctx context.Context, rawURL string) (*benchdata.Direct, error) {
+// migrateBaseline migrates the baselines' database (it may be empty).
+func migrateBaseline(ctx context.Context, rawURL string) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	db, err := storage.Open(ctx, rawURL)
 	if err != nil {
-		return nil, fmt.Errorf("the baseline database: %w", err)
+		return fmt.Errorf("the baseline database: %w", err)
 	}
 	_, err = migrations.Up(ctx, db)
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("migrating the baseline database: %w", err)
+		return fmt.Errorf("migrating the baseline database: %w", err)
 	}
-	return benchdata.OpenDirect(ctx, rawURL)
+	return nil
 }
 
 // agentTokens reads the tokens file, or creates one token per identity in the server's
