@@ -28,8 +28,7 @@ func tempParent(a *account) string {
 }
 
 // diskParent is the usual temporary folder, or /tmp when the account cannot pass into it: on
-// a disk (where the machine has one), for a durable cluster, whose fsync on tmpfs would cost
-// nothing and measure nothing.
+// a disk, where the machine has one (Options.OnDisk).
 func diskParent(a *account) string {
 	dir := os.TempDir()
 	if a == nil || traversableByOthers(dir) {

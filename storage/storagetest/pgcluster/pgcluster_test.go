@@ -122,7 +122,8 @@ func TestStartStop(t *testing.T) {
 	}
 }
 
-// A durable cluster keeps Postgres's durability on; the test cluster turns it off.
+// A durable cluster keeps Postgres's durability on, the test cluster turns it off; OnDisk
+// keeps the cluster off tmpfs.
 func TestDurable(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -130,6 +131,7 @@ func TestDurable(t *testing.T) {
 		want string
 	}{
 		{Options{Durable: true}, "on"},
+		{Options{Durable: true, OnDisk: true}, "on"},
 		{Options{}, "off"},
 	} {
 		cluster, err := StartWith(ctx, c.opts)
@@ -144,8 +146,8 @@ func TestDurable(t *testing.T) {
 		var fs syscall.Statfs_t
 		if err := syscall.Statfs(cluster.Dir(), &fs); err != nil {
 			t.Error(err)
-		} else if c.opts.Durable && fs.Type == tmpfsMagic {
-			t.Errorf("a durable cluster in %s, on tmpfs, where fsync costs nothing", cluster.Dir())
+		} else if c.opts.OnDisk && fs.Type == tmpfsMagic {
+			t.Errorf("a cluster on disk in %s, on tmpfs", cluster.Dir())
 		}
 		for _, setting := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
 			var got string
