@@ -22,7 +22,7 @@ import (
 
 // launch starts what --launch asks for: a throwaway database — a Postgres cluster with fsync
 // and synchronous commit on, as in production, or a SQLite folder — holding the server's
-// database and the baselines' own, and `parley serve` on a free loopback port with a writes
+// database and the baselines' own, in /dev/shm where it has room unless --launch-on-disk, and `parley serve` on a free loopback port with a writes
 // limit the load does not reach. It points c at them. stop ends the server (SIGTERM, then
 // SIGKILL after 10 s) and removes the database; it is safe after a failed launch too.
 func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err error) {
@@ -32,7 +32,13 @@ func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err 
 			stops[i]()
 		}
 	}
-	dir, err := os.MkdirTemp("", "parley-load-")
+	parent := ""
+	if !c.onDisk {
+		if info, err := os.Stat("/dev/shm"); err == nil && info.IsDir() {
+			parent = "/dev/shm"
+		}
+	}
+	dir, err := os.MkdirTemp(parent, "parley-load-")
 	if err != nil {
 		return stop, err
 	}
@@ -43,7 +49,7 @@ func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err 
 		c.baselineDB = "sqlite:" + filepath.Join(dir, "baseline.db")
 		fmt.Fprintf(stderr, "parley-load: SQLite databases in %s\n", dir)
 	} else {
-		cluster, err := pgcluster.StartWith(ctx, pgcluster.Options{Durable: true})
+		cluster, err := pgcluster.StartWith(ctx, pgcluster.Options{Durable: true, OnDisk: c.onDisk})
 		if err != nil {
 			return stop, fmt.Errorf("starting Postgres: %w", err)
 		}
@@ -56,7 +62,7 @@ func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err 
 			return stop, err
 		}
 		c.db, c.baselineDB = cluster.URL("parley"), cluster.URL("parley_baseline")
-		fmt.Fprintf(stderr, "parley-load: Postgres %s with fsync and synchronous_commit on, port %d\n", cluster.Version, cluster.Port)
+		fmt.Fprintf(stderr, "parley-load: Postgres %s with fsync and synchronous_commit on, in %s, port %d\n", cluster.Version, cluster.Dir(), cluster.Port)
 	}
 
 	addr, err := freeAddr()

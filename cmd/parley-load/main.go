@@ -93,6 +93,7 @@ type config struct {
 	memoryEvery time.Duration
 	launch      string // a parley binary to serve from a throwaway database (launch.go)
 	launchDB    string // postgres or sqlite
+	onDisk      bool   // the launched database on disk, not in /dev/shm
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -119,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.memoryEvery, "memory-every", time.Second, "how often to read the server's resident memory from its /metrics (0: never)")
 	fs.StringVar(&c.launch, "launch", "", "a parley `BINARY` to serve from a throwaway database for the run; then --url, --db and --baseline-db are the tool's own")
 	fs.StringVar(&c.launchDB, "launch-db", "postgres", "with --launch: postgres (a durable throwaway cluster) or sqlite")
+	fs.BoolVar(&c.onDisk, "launch-on-disk", false, "with --launch: the database in the temporary folder, on disk, instead of /dev/shm; every commit then waits for the device")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -180,6 +182,8 @@ func (c *config) check() error {
 	switch {
 	case c.launch != "" && (c.url != "" || c.db != "" || c.baselineDB != "" || c.tokensFile != ""):
 		return errors.New("--launch serves its own database: give no --url, --db, --baseline-db or --tokens with it")
+	case c.launch == "" && c.onDisk:
+		return errors.New("--launch-on-disk is a choice of --launch")
 	case c.launch != "" && c.launchDB != "postgres" && c.launchDB != "sqlite":
 		return fmt.Errorf("--launch-db %q: postgres or sqlite", c.launchDB)
 	case len(c.modes) == 0:
