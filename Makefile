@@ -18,7 +18,11 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer fmt clean
+.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite
+
+# Extra flags of parley-load for the load targets, last so that they win, e.g.
+# make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
+LOAD_ARGS ?=
 
 ## build: bin/parley, with the assets embedded
 build: assets generate
@@ -37,6 +41,24 @@ test: assets tools pgbouncer
 ## bench: every benchmark, on SQLite and Postgres
 bench: assets tools
 	$(WITH_POSTGRES) -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+## load: the headline measurement: 16 agents over HTTP, over MCP and the same sends' rows by
+## pgbench, in 3 alternating rounds on a throwaway durable Postgres; prints the medians, the
+## ratios, latency per operation and the server's memory as Markdown (LOAD_ARGS to change it)
+load: build
+	$(GO) build -o bin/parley-load ./cmd/parley-load
+	./bin/parley-load --launch bin/parley --agents 16 --duration 30s --rounds 3 --modes http,mcp,pgbench $(LOAD_ARGS)
+
+## load-memory: the memory target: 64 agents, a mixed workload over HTTP and MCP in turns for
+## 5 minutes, the server's resident memory sampled every second
+load-memory: build
+	$(GO) build -o bin/parley-load ./cmd/parley-load
+	./bin/parley-load --launch bin/parley --agents 64 --modes http,mcp --mix mixed --duration 150s --rounds 5 $(LOAD_ARGS)
+
+## load-sqlite: the SQLite server against its direct-driver baseline, 4 agents (LOAD_ARGS="--agents 1" for one)
+load-sqlite: build
+	$(GO) build -o bin/parley-load ./cmd/parley-load
+	./bin/parley-load --launch bin/parley --launch-db sqlite --agents 4 --duration 30s --rounds 3 --modes http,mcp,direct $(LOAD_ARGS)
 
 ## generate: the Go code of the templ files
 generate:
