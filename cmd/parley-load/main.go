@@ -327,9 +327,11 @@ type mode struct {
 	name   string
 	sender sender   // nil for pgbench
 	bench  *pgbench // the pgbench mode's
-	board  *board
-	stats  *stats
-	seq    atomic.Uint64
+	// writesOnly: a baseline, which sends whatever the mix (it has no reads to measure).
+	writesOnly bool
+	board      *board
+	stats      *stats
+	seq        atomic.Uint64
 }
 
 // phase lets every agent work for one round's share of the budget.
@@ -353,7 +355,7 @@ func phase(ctx context.Context, c *config, m *mode) error {
 			accepted := 0
 			for ctx.Err() == nil && (unlimited || left.Add(-1) >= 0) {
 				var st step
-				if op := c.mix.pick(rng); op == opSend {
+				if op := c.mix.pick(rng); op == opSend || m.writesOnly {
 					st = m.board.next(a, rng)
 				} else {
 					st = m.board.read(a, op, rng)

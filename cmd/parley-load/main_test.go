@@ -63,6 +63,20 @@ func TestFlags(t *testing.T) {
 		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--duration", "2h"}, false},
 		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--requests", "-1"}, false},
 		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "extra"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--modes", "http,mcp"}, true},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--modes", "http,ftp"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--baseline", "pgbench"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--baseline", "pgbench", "--baseline-db", "sqlite:x.db"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--baseline", "pgbench", "--baseline-db", "postgres://u@127.0.0.1/b"}, true},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--baseline", "other", "--baseline-db", "postgres://u@127.0.0.1/b"}, false},
+		{[]string{"--baseline-db", "sqlite:x.db", "--modes", "mcp"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--mix", "mixed"}, true},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--mix", "read"}, false},
+		{[]string{"--launch", "bin/parley"}, true},
+		{[]string{"--launch", "bin/parley", "--launch-db", "sqlite", "--modes", "http,pgbench"}, false},
+		{[]string{"--launch", "bin/parley", "--url", "http://127.0.0.1:1"}, false},
+		{[]string{"--launch", "bin/parley", "--launch-db", "mysql"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--launch-on-disk"}, false},
 	} {
 		c2, err := parseFlags(c.args, new(bytes.Buffer))
 		if (err == nil) != c.ok {

@@ -191,7 +191,7 @@ func (b *directSender) do(ctx context.Context, a int, st step) outcome {
 		}
 		return outcome{accepted: true, id: th.ID, root: th.Root}
 	case opInbox, opReadThread, opListThreads, opSearch:
-		return outcome{reason: "not_measured"} // the baseline writes only
+		return outcome{reason: "client_error"} // the baseline writes only (mode.writesOnly)
 	}
 	th := benchdata.DirectThread{ID: st.thread.id, Root: st.thread.root, Creator: "ainotes:load-" + strconv.Itoa(st.thread.asker)}
 	if err := b.d.Reply(ctx, th, st.kind, identity, st.body, st.from, st.to); err != nil {

@@ -70,7 +70,7 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 				return nil, cleanup, err
 			}
 			closers = append(closers, func() { _ = d.Close() })
-			m.sender = &directSender{d: d}
+			m.sender, m.writesOnly = &directSender{d: d}, true
 		}
 		modes = append(modes, m)
 	}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
+)
+
+// runJSON runs the tool with args and --json and reads its report; the run must succeed.
+func runJSON(t *testing.T, args ...string) report {
+	t.Helper()
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), append(args, "--json"), &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	return rep
+}
+
+func ratioOf(rep report, name string) float64 {
+	for _, r := range rep.Ratios {
+		if r.Name == name {
+			return r.Value
+		}
+	}
+	return 0
+}
+
+// A mixed run over HTTP and MCP, in turns with the direct baseline: every operation of the
+// mix answered and measured in both transports, nothing refused, the ratios and the
+// server's memory reported.
+func TestRunMixed(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		url := startServer(t, db)
+		rep := runJSON(t, "--url", url, "--db", db.URL(), "--baseline-db", storagetest.NewURL(t, db.Kind()),
+			"--modes", "http,mcp,direct", "--mix", "mixed", "--agents", "4", "--requests", "400", "--rounds", "2",
+			"--memory-every", "50ms")
+		if len(rep.Modes) != 3 {
+			t.Fatalf("modes: %+v", rep.Modes)
+		}
+		for _, m := range rep.Modes {
+			if m.Mode == modeDirect {
+				// The baseline writes; the reads of the mix are not its to measure.
+				if m.Accepted != 400 || len(m.Refused) != 0 || len(m.Operations) != 1 || m.Operations[0].Op != opSend {
+					t.Errorf("direct: %+v", m)
+				}
+				continue
+			}
+			if m.Requests != 400 || m.Accepted != 400 || len(m.Refused) != 0 || m.SendsPerSecond <= 0 || len(m.Rounds) != 2 {
+				t.Errorf("%s: %+v", m.Mode, m)
+			}
+			ops := map[string]opSummary{}
+			for _, o := range m.Operations {
+				ops[o.Op] = o
+			}
+			for _, op := range operations {
+				if o := ops[op]; o.Requests == 0 || o.P50 <= 0 || o.P99 < o.P50 || o.Tail < 1 {
+					t.Errorf("%s %s: %+v", m.Mode, op, o)
+				}
+			}
+		}
+		if ratioOf(rep, "mcp / http") <= 0 || ratioOf(rep, "http / direct") <= 0 {
+			t.Errorf("ratios: %+v", rep.Ratios)
+		}
+		if rep.Memory == nil || rep.Memory.Samples == 0 || rep.Memory.MaxMB <= 0 {
+			t.Errorf("memory: %+v", rep.Memory)
+		}
+	})
+}
+
+// The pgbench mode in turns with the server: pgbench's sends counted from its log, and the
+// headline ratio.
+func TestRunPgbench(t *testing.T) {
+	db := storagetest.Open(t, storage.Postgres)
+	url := startServer(t, db)
+	baseline := storagetest.NewURL(t, storage.Postgres)
+	rep := runJSON(t, "--url", url, "--db", db.URL(), "--baseline-db", baseline, "--baseline", "pgbench",
+		"--agents", "4", "--requests", "176", "--rounds", "2")
+	if len(rep.Modes) != 2 || rep.Modes[0].Mode != modeHTTP || rep.Modes[1].Mode != modePgbench {
+		t.Fatalf("modes: %+v", rep.Modes)
+	}
+	// 176 sends in 2 rounds of 4 clients: 22 each, two cycles of the conversation.
+	if b := rep.Modes[1]; b.Requests != 176 || b.Accepted != 176 || b.SendsPerSecond <= 0 || b.P50 <= 0 {
+		t.Errorf("pgbench: %+v", b)
+	}
+	if ratioOf(rep, "http / pgbench") <= 0 || rep.Ratio == nil {
+		t.Errorf("ratios: %+v", rep.Ratios)
+	}
+	check, err := storage.Open(context.Background(), baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer check.Close()
+	var threads, closed int
+	err = check.NewRaw("SELECT count(*), count(*) FILTER (WHERE state = 'closed') FROM threads").Scan(context.Background(), &threads, &closed)
+	if err != nil || threads != 16 || closed != 16 {
+		t.Errorf("pgbench's database holds %d threads, %d closed (%v); want 16, all closed", threads, closed, err)
+	}
+}
+
+// --launch serves a parley binary from its own database and removes it after: here the
+// SQLite variant, on the binary built from this tree.
+func TestLaunchSQLite(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "parley")
+	build := exec.Command("go", "build", "-o", bin, "github.com/parleyforum/parley/cmd/parley")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "parley-load-*"))
+	rep := runJSON(t, "--launch", bin, "--launch-db", "sqlite", "--launch-on-disk", "--agents", "2", "--requests", "60")
+	if len(rep.Modes) != 3 {
+		t.Fatalf("modes: %+v", rep.Modes)
+	}
+	for _, m := range rep.Modes {
+		if m.Accepted != 60 || len(m.Refused) != 0 {
+			t.Errorf("%s: %+v", m.Mode, m)
+		}
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "parley-load-*"))
+	if len(after) > len(before) {
+		t.Errorf("the launch left its folder behind: %v", after)
+	}
+}
+
+func TestParseMix(t *testing.T) {
+	for _, c := range []struct {
+		spec, want string
+	}{
+		{"send", "send=1"},
+		{"mixed", mixedPreset},
+		{"send=3, inbox=1", "send=3,inbox=1"},
+		{"send=0,search=2", "search=2"},
+		{"send,send", ""},
+		{"write", ""},
+		{"send=-1", ""},
+		{"send=x", ""},
+		{"send=0", ""},
+	} {
+		m, err := parseMix(c.spec)
+		switch {
+		case c.want == "" && err == nil:
+			t.Errorf("parseMix(%q) = %v, want an error", c.spec, m)
+		case c.want != "" && (err != nil || m.String() != c.want):
+			t.Errorf("parseMix(%q) = %v, %v; want %s", c.spec, m, err, c.want)
+		}
+	}
+}
+
+func TestMetricValue(t *testing.T) {
+	text := "# HELP process_resident_memory_bytes Resident memory size in bytes.\n" +
+		"# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes_total 1\n" +
+		"process_resident_memory_bytes 1.234e+08\n"
+	if v, err := metricValue(strings.NewReader(text), "process_resident_memory_bytes"); err != nil || v != 1.234e8 {
+		t.Errorf("metricValue = %v, %v", v, err)
+	}
+	if _, err := metricValue(strings.NewReader("go_goroutines 7\n"), "process_resident_memory_bytes"); err == nil {
+		t.Error("metricValue found what is not there")
+	}
+}
