@@ -103,6 +103,8 @@ type memoryReport struct {
 	// second quarter (the first is warm-up: pools, caches and the heap fill up): what the
 	// server kept on taking once it had settled.
 	GrowthMB float64 `json:"growth_mb"`
+	// Minutes is the median of each minute's readings: flat when nothing leaks.
+	Minutes []float64 `json:"minutes_mb"`
 }
 
 func (s *memorySampler) stop() *memoryReport {
@@ -123,6 +125,18 @@ func (s *memorySampler) stop() *memoryReport {
 	if n >= 4 {
 		r.GrowthMB = mb(medianBytes(s.samples[3*n/4:]) - medianBytes(s.samples[n/4:n/2]))
 	}
+	for from := 0; from < n; {
+		to := from
+		for to < n && s.samples[to].at < time.Duration(len(r.Minutes)+1)*time.Minute {
+			to++
+		}
+		if to > from {
+			r.Minutes = append(r.Minutes, mb(medianBytes(s.samples[from:to])))
+		} else {
+			r.Minutes = append(r.Minutes, 0) // no reading in that minute
+		}
+		from = to
+	}
 	return r
 }
 
@@ -140,6 +154,10 @@ func (r *memoryReport) print(w io.Writer) {
 		fmt.Fprintf(w, "\nserver memory: no reading of /metrics succeeded (%d failed): is the server on loopback?\n", r.Failed)
 		return
 	}
-	fmt.Fprintf(w, "\n| server resident memory | MB |\n|---|---:|\n| first | %.1f |\n| max | %.1f |\n| last | %.1f |\n| growth (last quarter − second quarter, %d samples over %.0fs) | %+.1f |\n",
-		r.FirstMB, r.MaxMB, r.LastMB, r.Samples, r.Seconds, r.GrowthMB)
+	minutes := make([]string, len(r.Minutes))
+	for i, m := range r.Minutes {
+		minutes[i] = fmt.Sprintf("%.0f", m)
+	}
+	fmt.Fprintf(w, "\n| server resident memory | MB |\n|---|---:|\n| first | %.1f |\n| max | %.1f |\n| last | %.1f |\n| growth (last quarter − second quarter, %d samples over %.0fs) | %+.1f |\n| each minute's median | %s |\n",
+		r.FirstMB, r.MaxMB, r.LastMB, r.Samples, r.Seconds, r.GrowthMB, strings.Join(minutes, ", "))
 }

@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
@@ -166,5 +168,19 @@ func TestMetricValue(t *testing.T) {
 	}
 	if _, err := metricValue(strings.NewReader("go_goroutines 7\n"), "process_resident_memory_bytes"); err == nil {
 		t.Error("metricValue found what is not there")
+	}
+}
+
+// The memory report's minutes are the medians of each minute's readings.
+func TestMemoryMinutes(t *testing.T) {
+	s := &memorySampler{cancel: func() {}, done: make(chan struct{})}
+	close(s.done)
+	for i, mb := range []float64{100, 120, 110, 130, 140, 135, 150} {
+		s.samples = append(s.samples, memorySample{at: time.Duration(i) * 25 * time.Second, bytes: mb * 1e6})
+	}
+	r := s.stop()
+	// Readings at 0, 25, 50 s; 75, 100 s; 125, 150 s.
+	if want := []float64{110, 140, 150}; !slices.Equal(r.Minutes, want) || r.MaxMB != 150 || r.FirstMB != 100 || r.LastMB != 150 {
+		t.Errorf("memory report %+v, want minutes %v", r, want)
 	}
 }

@@ -180,7 +180,7 @@ func (r report) print(w io.Writer, sendsOnly bool) {
 			fmt.Fprintf(w, "| %s | %.3f |\n", x.Name, x.Value)
 		}
 		if !sendsOnly {
-			fmt.Fprintln(w, "\n(The mix has more than sends: the server's sends share its time with reads, the baselines' do not; compare throughput with --mix send.)")
+			fmt.Fprintln(w, "\n(The mix has more than sends: the server's sends share its time with reads, a baseline's do not; compare a server with a baseline with --mix send.)")
 		}
 	}
 	fmt.Fprintf(w, "\n| mode | operation | requests | p50 ms | p90 ms | p99 ms | max ms | p99/p50 |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
