@@ -26,26 +26,27 @@ type pgbench struct {
 	script  string
 }
 
-// findPgbench finds pgbench: on PATH, beside the server binaries that the test clusters use
-// (/usr/lib/postgresql/N/bin), or in pg_config --bindir.
+// findPgbench finds pgbench: beside the server binaries the test clusters use (initdb's
+// folder: on PATH, or the newest /usr/lib/postgresql/N/bin), else on PATH (Debian's wrapper),
+// else in pg_config --bindir. It comes with the server's package wherever the tests can
+// start a cluster.
 func findPgbench() (string, error) {
-	if p, err := exec.LookPath("pgbench"); err == nil {
-		return p, nil
-	}
-	var dirs []string
+	var candidates []string
 	if dir, err := pgcluster.FindBinaries(); err == nil {
-		dirs = append(dirs, dir)
+		candidates = append(candidates, filepath.Join(dir, "pgbench"))
+	}
+	if p, err := exec.LookPath("pgbench"); err == nil {
+		candidates = append(candidates, p)
 	}
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		dirs = append(dirs, strings.TrimSpace(string(out)))
+		candidates = append(candidates, filepath.Join(strings.TrimSpace(string(out)), "pgbench"))
 	}
-	for _, dir := range dirs {
-		p := filepath.Join(dir, "pgbench")
-		if info, err := os.Stat(p); err == nil && info.Mode()&0o111 != 0 {
+	for _, p := range candidates {
+		if info, err := os.Stat(p); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
 			return p, nil
 		}
 	}
-	return "", errors.New("pgbench not found on PATH, in /usr/lib/postgresql/*/bin or pg_config --bindir: install postgresql-client")
+	return "", errors.New("pgbench not found beside initdb, on PATH or in pg_config --bindir: install the Postgres server package (postgresql-15 on Debian), which has it")
 }
 
 // newPgbench writes the script into a folder of its own.
