@@ -46,7 +46,7 @@ func TestRunMixed(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		url := startServer(t, db)
 		rep := runJSON(t, "--url", url, "--db", db.URL(), "--baseline-db", storagetest.NewURL(t, db.Kind()),
-			"--modes", "http,mcp,direct", "--mix", "mixed", "--agents", "4", "--requests", "400", "--rounds", "2",
+			"--modes", "http,mcp,direct", "--mix", "mixed", "--agents", "4", "--requests", "200", "--rounds", "2",
 			"--memory-every", "50ms")
 		if len(rep.Modes) != 3 {
 			t.Fatalf("modes: %+v", rep.Modes)
@@ -54,12 +54,12 @@ func TestRunMixed(t *testing.T) {
 		for _, m := range rep.Modes {
 			if m.Mode == modeDirect {
 				// The baseline writes; the reads of the mix are not its to measure.
-				if m.Accepted != 400 || len(m.Refused) != 0 || len(m.Operations) != 1 || m.Operations[0].Op != opSend {
+				if m.Accepted != 200 || len(m.Refused) != 0 || len(m.Operations) != 1 || m.Operations[0].Op != opSend {
 					t.Errorf("direct: %+v", m)
 				}
 				continue
 			}
-			if m.Requests != 400 || m.Accepted != 400 || len(m.Refused) != 0 || m.SendsPerSecond <= 0 || len(m.Rounds) != 2 {
+			if m.Requests != 200 || m.Accepted != 200 || len(m.Refused) != 0 || m.SendsPerSecond <= 0 || len(m.Rounds) != 2 {
 				t.Errorf("%s: %+v", m.Mode, m)
 			}
 			ops := map[string]opSummary{}
