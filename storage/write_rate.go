@@ -60,8 +60,10 @@ const (
 )
 
 func (f *Forum) countWritePostgres(ctx context.Context, identity string, since, now time.Time, limit int) (time.Time, bool, error) {
-	if _, err := f.tx.ExecContext(ctx, pgWriteLock, f.db.preparedMode, writeLockKey(identity)); err != nil {
-		return time.Time{}, false, translate(err)
+	if f.writeLocked != identity {
+		if err := f.lockWrites(ctx, identity); err != nil {
+			return time.Time{}, false, err
+		}
 	}
 	var n int
 	var oldest sql.NullTime
@@ -73,6 +75,32 @@ func (f *Forum) countWritePostgres(ctx context.Context, identity string, since, 
 		return time.Time{}, true, nil
 	}
 	return oldest.Time.Add(time.Minute), false, nil
+}
+
+// lockWrites takes identity's write lock in a statement of its own, so that the statements
+// after it see every write of identity committed before.
+func (f *Forum) lockWrites(ctx context.Context, identity string) error {
+	if _, err := f.tx.ExecContext(ctx, pgWriteLock, f.db.preparedMode, writeLockKey(identity)); err != nil {
+		return translate(err)
+	}
+	f.writeLocked = identity
+	return nil
+}
+
+// WriteCount is a write to count against its identity's writes_per_minute, at Now, inside the
+// write itself (MessageWrite.Count).
+type WriteCount struct {
+	Identity string
+	Now      time.Time
+	Limit    int
+}
+
+// WriteLimited refuses a counted write: Limit writes of its identity fall within the minute
+// before it. Free is when the oldest of them leaves that minute.
+type WriteLimited struct{ Free time.Time }
+
+func (e *WriteLimited) Error() string {
+	return "storage: the identity's writes within the last minute reach the limit until " + e.Free.Format(time.RFC3339)
 }
 
 // writeLockKey is the advisory lock of an identity's writes: a hash of it, kept apart from
