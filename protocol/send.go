@@ -69,22 +69,31 @@ func (w *write) countWrite(ctx context.Context) error {
 	if w.actor.Human {
 		return nil
 	}
-	free, ok, err := w.f.CountWrite(ctx, w.actor.Identity, w.now, w.s.limits.WritesPerMinute)
+	free, ok, err := w.f.CountWrite(ctx, w.actor.Identity, w.actor.TokenID, w.now, w.s.limits.WritesPerMinute)
 	if err != nil || ok {
-		return err
+		return revokedSinceVerified(err)
 	}
 	return w.rateLimited(free)
 }
 
+// revokedSinceVerified refuses a write whose token was revoked after Authenticate verified
+// it, as Authenticate would have refused it (§ 1); other errors pass as they are.
+func revokedSinceVerified(err error) error {
+	if errors.Is(err, storage.ErrRevoked) {
+		return Refuse(ReasonUnauthenticated, "the token is unknown or revoked")
+	}
+	return err
+}
+
 // counted is the count of a message's write, which the write itself performs
-// (storage.MessageWrite.Count) so that on Postgres it costs no round trip of its own: nil for
-// a human, who is not rate-limited. Every check before the write has passed by then, so it is
-// still the last one.
+// (storage.MessageWrite.Count) so that on Postgres it costs no round trip of its own, with the
+// check that the actor's token is still live: nil for a human, who is not rate-limited. Every
+// check before the write has passed by then, so it is still the last one.
 func (w *write) counted() *storage.WriteCount {
 	if w.actor.Human {
 		return nil
 	}
-	return &storage.WriteCount{Identity: w.actor.Identity, Now: w.now, Limit: w.s.limits.WritesPerMinute}
+	return &storage.WriteCount{Identity: w.actor.Identity, Token: w.actor.TokenID, Now: w.now, Limit: w.s.limits.WritesPerMinute}
 }
 
 // writer is whose write lock the reads before a counted write take ("" for a human).
@@ -103,7 +112,7 @@ func (w *write) writeMessage(ctx context.Context, mw storage.MessageWrite) error
 	if limited, ok := errors.AsType[*storage.WriteLimited](err); ok {
 		return w.rateLimited(limited.Free)
 	}
-	return err
+	return revokedSinceVerified(err)
 }
 
 // rateLimited refuses a write whose identity has no write left until free.

@@ -225,7 +225,8 @@ type MessageWrite struct {
 	MoveInbox bool
 	// Count, when set, counts the write against its identity's limit as CountWrite does, in
 	// the same transaction, and writes nothing but returns *WriteLimited when the limit is
-	// reached. On Postgres the count rides on the write's one statement.
+	// reached, or ErrRevoked when Count.Token has been revoked. On Postgres the count rides on
+	// the write's one statement.
 	Count *WriteCount
 }
 
@@ -239,7 +240,7 @@ func (f *Forum) WriteMessage(ctx context.Context, w MessageWrite) error {
 		return f.writeMessagePostgres(ctx, w)
 	}
 	if c := w.Count; c != nil {
-		free, ok, err := f.CountWrite(ctx, c.Identity, c.Now, c.Limit)
+		free, ok, err := f.CountWrite(ctx, c.Identity, c.Token, c.Now, c.Limit)
 		if err != nil {
 			return err
 		}

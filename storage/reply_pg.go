@@ -152,10 +152,10 @@ func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error 
 	}
 	// Room for the longest variant (counted, an event, neither opening nor awaited by
 	// itself), so that appending never copies.
-	args := make([]any, 0, 48)
+	args := make([]any, 0, 49)
 	args = append(args, f.db.preparedMode)
 	if c != nil {
-		args = append(args, c.Identity, c.Now.Add(-time.Minute), c.Now, c.Limit)
+		args = append(args, c.Identity, c.Now.Add(-time.Minute), c.Now, c.Limit, c.Token)
 	}
 	args = append(args,
 		m.ThreadID, m.ParentID, m.Depth, m.AskID, m.Kind, m.Identity, m.Extension, m.AuthorKind,
@@ -182,16 +182,19 @@ func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error 
 	var messageID, eventID, inboxTx, inboxSeq sql.NullInt64
 	var recent int
 	var oldest sql.NullTime
+	var live bool
 	var err error
 	if c == nil {
 		err = row.Scan(&messageID, &eventID, &inboxTx, &inboxSeq)
 	} else {
-		err = row.Scan(&messageID, &eventID, &inboxTx, &inboxSeq, &recent, &oldest)
+		err = row.Scan(&messageID, &eventID, &inboxTx, &inboxSeq, &recent, &oldest, &live)
 	}
 	switch {
 	case err != nil:
 		return translate(err) // no row (uncounted): the thread is gone (ErrNotFound)
 	case messageID.Valid:
+	case !live:
+		return revokedSince(c.Token)
 	case recent >= c.Limit:
 		return &WriteLimited{Free: oldest.Time.Add(time.Minute)}
 	default:
@@ -223,15 +226,16 @@ func init() {
 }
 
 // buildMessageStatement writes one variant; its parameters are, in order, when it counts the
-// write the identity, the start of its minute, the write's time and the limit (see
-// pgCountWrite), then the message's columns, the thread's, the thread's id, its
+// write the identity, the start of its minute, the write's time, the limit and the token to
+// check (see pgCountWrite), then the message's columns, the thread's, the thread's id, its
 // root_message_id unless the message opens it, its awaiting_set_by unless the message sets
 // it, and then either the thread's state_event_id (no event) or the event's columns.
 //
 // A counted variant writes only when fewer than the limit of the identity's writes fall
 // within the minute (the message's insert selects from the count, and everything else
-// follows the message), and answers one row in any case: the ids, NULL when nothing was
-// written, and the count with its oldest write.
+// follows the message) and while its token is live, and answers one row in any case: the
+// ids, NULL when nothing was written, the count with its oldest write, and whether the token
+// is live.
 func buildMessageStatement(v statementVariant) string {
 	n := 0
 	next := func() string { n++; return "$" + strconv.Itoa(n) }
@@ -246,12 +250,14 @@ func buildMessageStatement(v statementVariant) string {
 	b.WriteString("WITH ")
 	written := "" // the condition of the message's insert: none, or the count's
 	if v.count {
-		identity, since, now, limit := next(), next(), next(), next()
-		b.WriteString(`c AS (SELECT count(*) AS n, min(at) AS oldest FROM write_times WHERE identity = ` + identity + ` AND at > ` + since + `),
+		identity, since, now, limit, token := next(), next(), next(), next(), next()
+		b.WriteString(`c AS (SELECT count(*) AS n, min(at) AS oldest,
+		(` + token + `::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ` + token + ` AND revoked_at IS NULL)) AS live
+		FROM write_times WHERE identity = ` + identity + ` AND at > ` + since + `),
 	gone AS (DELETE FROM write_times WHERE identity = ` + identity + ` AND at <= ` + since + `),
-	added AS (INSERT INTO write_times (identity, at) SELECT ` + identity + `, ` + now + ` FROM c WHERE n < ` + limit + `),
+	added AS (INSERT INTO write_times (identity, at) SELECT ` + identity + `, ` + now + ` FROM c WHERE n < ` + limit + ` AND live),
 	`)
-		written = " FROM c WHERE n < " + limit
+		written = " FROM c WHERE n < " + limit + " AND live"
 	}
 	b.WriteString(`m AS (INSERT INTO messages (thread_id, parent_id, depth, ask_id, kind, identity,
 	extension, author_kind, body, provenance_model, provenance_client, created_at,
@@ -301,7 +307,7 @@ func buildMessageStatement(v statementVariant) string {
 		" WHERE threads.id = " + where +
 		" RETURNING m.id AS message_id, " + eventID + " AS event_id, threads.inbox_tx, threads.inbox_seq"
 	if v.count {
-		b.WriteString(",\nu AS (" + update + ")\nSELECT u.message_id, u.event_id, u.inbox_tx, u.inbox_seq, c.n, c.oldest FROM c LEFT JOIN u ON true")
+		b.WriteString(",\nu AS (" + update + ")\nSELECT u.message_id, u.event_id, u.inbox_tx, u.inbox_seq, c.n, c.oldest, c.live FROM c LEFT JOIN u ON true")
 	} else {
 		b.WriteString("\n" + update)
 	}
