@@ -69,10 +69,54 @@ func (w *write) countWrite(ctx context.Context) error {
 	if w.actor.Human {
 		return nil
 	}
-	free, ok, err := w.f.CountWrite(ctx, w.actor.Identity, w.now, w.s.limits.WritesPerMinute)
+	free, ok, err := w.f.CountWrite(ctx, w.actor.Identity, w.actor.TokenID, w.now, w.s.limits.WritesPerMinute)
 	if err != nil || ok {
-		return err
+		return revokedSinceVerified(err)
 	}
+	return w.rateLimited(free)
+}
+
+// revokedSinceVerified refuses a write whose token was revoked after Authenticate verified
+// it, as Authenticate would have refused it (§ 1); other errors pass as they are.
+func revokedSinceVerified(err error) error {
+	if errors.Is(err, storage.ErrRevoked) {
+		return Refuse(ReasonUnauthenticated, "the token is unknown or revoked")
+	}
+	return err
+}
+
+// counted is the count of a message's write, which the write itself performs
+// (storage.MessageWrite.Count) so that on Postgres it costs no round trip of its own, with the
+// check that the actor's token is still live: nil for a human, who is not rate-limited. Every
+// check before the write has passed by then, so it is still the last one.
+func (w *write) counted() *storage.WriteCount {
+	if w.actor.Human {
+		return nil
+	}
+	return &storage.WriteCount{Identity: w.actor.Identity, Token: w.actor.TokenID, Now: w.now, Limit: w.s.limits.WritesPerMinute}
+}
+
+// writer is whose write lock the reads before a counted write take ("" for a human).
+func (w *write) writer() string {
+	if w.actor.Human {
+		return ""
+	}
+	return w.actor.Identity
+}
+
+// writeMessage stores the message with its count, and turns a count at the limit into the
+// refusal rate_limited.
+func (w *write) writeMessage(ctx context.Context, mw storage.MessageWrite) error {
+	mw.Count = w.counted()
+	err := w.f.WriteMessage(ctx, mw)
+	if limited, ok := errors.AsType[*storage.WriteLimited](err); ok {
+		return w.rateLimited(limited.Free)
+	}
+	return revokedSinceVerified(err)
+}
+
+// rateLimited refuses a write whose identity has no write left until free.
+func (w *write) rateLimited(free time.Time) error {
 	retry := max(1, int((free.Sub(w.now)+time.Second-1)/time.Second))
 	e := Refuse(ReasonRateLimited, "more than %d writes in a minute by %s; retry after %d seconds", w.s.limits.WritesPerMinute, w.actor.Identity, retry)
 	e.RetryAfter = retry
@@ -81,9 +125,6 @@ func (w *write) countWrite(ctx context.Context) error {
 
 // open handles an ask that opens a new thread.
 func (w *write) open(ctx context.Context) (*SendResult, error) {
-	if err := w.countWrite(ctx); err != nil {
-		return nil, err
-	}
 	mark := MarkingOf(w.actor)
 	t := &storage.Thread{
 		Title:            Title(w.env.Body),
@@ -96,7 +137,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 		CreatedAt:        w.now,
 		UpdatedAt:        w.now,
 	}
-	if err := w.f.InsertThread(ctx, t); err != nil {
+	if err := w.f.OpenThread(ctx, t, w.writer()); err != nil {
 		return nil, err
 	}
 	m := w.message(t.ID, nil)
@@ -104,7 +145,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 	setAwaiting(m, t, aw)
 	ev := w.event(t, m, nil, StateOpen, Marking{Origin: mark.Origin, Confirmed: true})
 	t.MessageCount = 1
-	err := w.f.WriteMessage(ctx, storage.MessageWrite{
+	err := w.writeMessage(ctx, storage.MessageWrite{
 		Message: m, Event: ev, Thread: t,
 		Opens: true, AwaitedBySelf: awaitedBySelf(m), MoveInbox: true,
 	})
@@ -122,7 +163,7 @@ func (w *write) reply(ctx context.Context) (*SendResult, error) {
 	var err error
 	if env.Parent != 0 {
 		// § 2: without a thread, the thread is the parent's.
-		parent, t, err = w.f.ParentAndThreadForUpdate(ctx, env.Parent, env.Thread)
+		parent, t, err = w.f.ParentAndThreadForUpdate(ctx, env.Parent, env.Thread, w.writer())
 		if parent == nil {
 			return nil, notFound(err, "message %s not found", MessageKey(env.Parent))
 		}
@@ -133,7 +174,7 @@ func (w *write) reply(ctx context.Context) (*SendResult, error) {
 			}
 			return nil, notFound(err, "thread %s not found", ThreadKey(threadID))
 		}
-	} else if t, err = w.f.ThreadForUpdate(ctx, env.Thread); err != nil {
+	} else if t, err = w.f.ThreadForWrite(ctx, env.Thread, w.writer()); err != nil {
 		return nil, notFound(err, "thread %s not found", ThreadKey(env.Thread))
 	}
 	if parent != nil && parent.ThreadID != t.ID {
@@ -165,9 +206,7 @@ func (w *write) reply(ctx context.Context) (*SendResult, error) {
 	if parent.Depth+1 > w.s.limits.ThreadMaxDepth {
 		return nil, Refuse(ReasonLimitExceeded, "a reply to %s would be deeper than thread_max_depth (%d)", MessageKey(parent.ID), w.s.limits.ThreadMaxDepth)
 	}
-	if err := w.countWrite(ctx); err != nil {
-		return nil, err
-	}
+	// The last check, writes_per_minute, is the write's own (writeMessage).
 
 	before := *t
 	m := w.message(t.ID, parent)
@@ -182,7 +221,7 @@ func (w *write) reply(ctx context.Context) (*SendResult, error) {
 	// A message that sets the awaiting itself gives the thread an awaiting_set_by it never
 	// had: that always moves the thread in the inbox.
 	self := awaitedBySelf(m)
-	err = w.f.WriteMessage(ctx, storage.MessageWrite{
+	err = w.writeMessage(ctx, storage.MessageWrite{
 		Message: m, Event: ev, Thread: t,
 		AwaitedBySelf: self, MoveInbox: self || inboxMoved(&before, t),
 	})

@@ -15,6 +15,9 @@ type Forum struct {
 	db *DB
 	q  bun.IDB
 	tx *sql.Tx // inside DB.Write: the transaction under q, for the prepared hot path (reply_pg.go)
+	// writeLocked is the identity whose write lock (see CountWrite) this transaction has
+	// taken on Postgres, riding on a statement of the send's hot path; "" when none.
+	writeLocked string
 }
 
 // Write runs fn in one read-write transaction. After a commit it wakes this instance's feed
@@ -49,13 +52,30 @@ func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) 
 	return t, translate(err)
 }
 
+// ThreadForWrite is ThreadForUpdate for a write by writer that will be counted
+// (MessageWrite.Count): on Postgres the same statement takes the writer's write lock after
+// the thread's, so that the count needs no statement of its own. An empty writer takes no
+// write lock.
+func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*Thread, error) {
+	if !f.prepared() || writer == "" {
+		return f.ThreadForUpdate(ctx, id)
+	}
+	t := new(Thread)
+	if err := f.db.selectPrepared(ctx, f.tx, pgThreadForWrite, t, id, writeLockKey(writer)); err != nil {
+		return t, err
+	}
+	f.writeLocked = writer
+	return t, nil
+}
+
 // ParentAndThreadForUpdate reads a message and its thread (threadID, or the message's own
-// when threadID is 0) and locks the thread as ThreadForUpdate does. A missing message is
+// when threadID is 0) and locks the thread as ThreadForUpdate does, and, for a non-empty
+// writer, takes the writer's write lock as ThreadForWrite does. A missing message is
 // ErrNotFound with both nil; a missing thread is ErrNotFound with the message. On Postgres it
 // is one statement (reply_pg.go).
-func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID int64) (*Message, *Thread, error) {
+func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID int64, writer string) (*Message, *Thread, error) {
 	if f.prepared() {
-		if p, t, err := f.parentAndThreadPostgres(ctx, parentID, threadID); err == nil || !errors.Is(err, ErrNotFound) {
+		if p, t, err := f.parentAndThreadPostgres(ctx, parentID, threadID, writer); err == nil || !errors.Is(err, ErrNotFound) {
 			return p, t, err
 		}
 		// One of the two is missing: the statements below tell which.
@@ -67,7 +87,7 @@ func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID
 	if threadID == 0 {
 		threadID = p.ThreadID
 	}
-	t, err := f.ThreadForUpdate(ctx, threadID)
+	t, err := f.ThreadForWrite(ctx, threadID, writer)
 	if err != nil {
 		return p, nil, err
 	}
@@ -112,6 +132,24 @@ func (f *Forum) Messages(ctx context.Context, threadID int64) ([]Message, error)
 func (f *Forum) InsertThread(ctx context.Context, t *Thread) error {
 	_, err := f.q.NewInsert().Model(t).Returning("id").Exec(ctx)
 	return translate(err)
+}
+
+// OpenThread is InsertThread for a thread whose first message writer will write, counted
+// (MessageWrite.Count): on Postgres the insert also takes the writer's write lock, as
+// ThreadForWrite does. An empty writer takes no write lock.
+func (f *Forum) OpenThread(ctx context.Context, t *Thread, writer string) error {
+	if !f.prepared() || writer == "" {
+		return f.InsertThread(ctx, t)
+	}
+	// The lock is taken in RETURNING, after the row is inserted; "_locked" is a column bun
+	// discards (its name begins with an underscore).
+	_, err := f.q.NewInsert().Model(t).
+		Returning("id, pg_advisory_xact_lock(?)::text AS _locked", writeLockKey(writer)).Exec(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	f.writeLocked = writer
+	return nil
 }
 
 // InsertMessage stores a new message and sets its ID.
@@ -185,6 +223,11 @@ type MessageWrite struct {
 	AwaitedBySelf bool
 	// MoveInbox gives the thread a new inbox position (see UpdateThread).
 	MoveInbox bool
+	// Count, when set, counts the write against its identity's limit as CountWrite does, in
+	// the same transaction, and writes nothing but returns *WriteLimited when the limit is
+	// reached, or ErrRevoked when Count.Token has been revoked. On Postgres the count rides on
+	// the write's one statement.
+	Count *WriteCount
 }
 
 // WriteMessage stores a message into a thread that exists: it inserts the message and the
@@ -195,6 +238,15 @@ type MessageWrite struct {
 func (f *Forum) WriteMessage(ctx context.Context, w MessageWrite) error {
 	if f.prepared() {
 		return f.writeMessagePostgres(ctx, w)
+	}
+	if c := w.Count; c != nil {
+		free, ok, err := f.CountWrite(ctx, c.Identity, c.Token, c.Now, c.Limit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &WriteLimited{Free: free}
+		}
 	}
 	if err := f.InsertMessage(ctx, w.Message); err != nil {
 		return err

@@ -34,7 +34,7 @@ func TestPostgresHotPathIsPreparedOnce(t *testing.T) {
 	reply := func(i int) {
 		t.Helper()
 		err := db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
-			p, th, err := f.ParentAndThreadForUpdate(ctx, *th.RootMessageID, 0)
+			p, th, err := f.ParentAndThreadForUpdate(ctx, *th.RootMessageID, 0, "")
 			if err != nil {
 				return err
 			}

@@ -137,6 +137,10 @@ const inboxChannel = "parley_inbox"
 // feedChannel is the Postgres channel that announces a commit that added to the feed.
 const feedChannel = "parley_feed"
 
+// tokensChannel is the Postgres channel that announces a committed change of the tokens (see
+// tokenCache).
+const tokensChannel = "parley_tokens"
+
 // relistenAfter is how long the listener waits before it connects again after it lost its
 // connection.
 const relistenAfter = time.Second
@@ -162,9 +166,13 @@ func (db *DB) listenOnce(ctx context.Context, c *Changes) {
 		return
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+inboxChannel+"; LISTEN "+feedChannel); err != nil {
+	if _, err := conn.Exec(ctx, "LISTEN "+inboxChannel+"; LISTEN "+feedChannel+"; LISTEN "+tokensChannel); err != nil {
 		return
 	}
+	// From here on every change of the tokens is heard: the verified tokens may be kept, and
+	// until the connection is lost (the deferred reset) they are.
+	db.tokens.reset(true)
+	defer db.tokens.reset(false)
 	c.Publish(AnyKey)
 	for {
 		n, err := conn.WaitForNotification(ctx)
@@ -172,6 +180,8 @@ func (db *DB) listenOnce(ctx context.Context, c *Changes) {
 			return
 		}
 		switch {
+		case n.Channel == tokensChannel:
+			db.tokens.reset(true)
 		case n.Channel == feedChannel:
 			c.PublishFeed()
 		case n.Payload == InboxAny:

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The hot path of a send on Postgres: the token lookup of every request, the two reads before
@@ -33,24 +34,46 @@ var pgParentAndThread = "SELECT " + prefixedColumnList("p", (*Message)(nil)) + "
 	prefixedColumnList("t", (*Thread)(nil)) +
 	" FROM messages AS p JOIN threads AS t ON t.id = COALESCE($2, p.thread_id) WHERE p.id = $1 FOR UPDATE OF t"
 
+// The same reads for a counted write also take the writer's write lock ($3, $2 for the
+// thread alone; see CountWrite), after the thread's: the locking read is a materialized WITH,
+// which hands on its row only once it is locked, and the advisory lock is taken for that
+// row. The order matters: every writer that holds a thread's lock and wants a write lock
+// takes them in this order, so two writers never wait for each other. "_locked" is a column
+// the scan discards (its name begins with an underscore).
+var (
+	pgParentAndThreadForWrite = "WITH pt AS MATERIALIZED (" + pgParentAndThread +
+		") SELECT pt.*, pg_advisory_xact_lock($3)::text AS _locked FROM pt"
+	pgThreadForWrite = "WITH t AS MATERIALIZED (" + pgThreadForUpdate +
+		") SELECT t.*, pg_advisory_xact_lock($2)::text AS _locked FROM t"
+)
+
 // parentAndThread is a row of pgParentAndThread.
 type parentAndThread struct {
 	Parent Message `bun:"embed:p_"`
 	Thread Thread  `bun:"embed:t_"`
 }
 
-func (f *Forum) parentAndThreadPostgres(ctx context.Context, parentID, threadID int64) (*Message, *Thread, error) {
+func (f *Forum) parentAndThreadPostgres(ctx context.Context, parentID, threadID int64, writer string) (*Message, *Thread, error) {
 	var thread *int64
 	if threadID != 0 {
 		thread = &threadID
 	}
 	row := new(parentAndThread)
-	rows, err := f.tx.QueryContext(ctx, pgParentAndThread, f.db.preparedMode, parentID, thread)
+	var rows *sql.Rows
+	var err error
+	if writer == "" {
+		rows, err = f.tx.QueryContext(ctx, pgParentAndThread, f.db.preparedMode, parentID, thread)
+	} else {
+		rows, err = f.tx.QueryContext(ctx, pgParentAndThreadForWrite, f.db.preparedMode, parentID, thread, writeLockKey(writer))
+	}
 	if err != nil {
 		return nil, nil, translate(err)
 	}
 	if err := f.db.scanOne(ctx, rows, row); err != nil {
 		return nil, nil, err
+	}
+	if writer != "" {
+		f.writeLocked = writer
 	}
 	return &row.Parent, &row.Thread, nil
 }
@@ -86,12 +109,12 @@ func (f *Forum) selectPrepared(ctx context.Context, query string, dest any, id i
 	return f.db.selectPrepared(ctx, f.tx, query, dest, id)
 }
 
-// selectPrepared reads the one row of query, a lookup by a unique key, into dest, a model:
-// ErrNotFound when there is none.
+// selectPrepared reads the one row of query, a lookup by a unique key (and the query's
+// further parameters, if any), into dest, a model: ErrNotFound when there is none.
 func (db *DB) selectPrepared(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}, query string, dest, key any) error {
-	rows, err := q.QueryContext(ctx, query, db.preparedMode, key)
+}, query string, dest any, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, append([]any{db.preparedMode}, args...)...)
 	if err != nil {
 		return translate(err)
 	}
@@ -119,11 +142,22 @@ func (db *DB) scanOne(ctx context.Context, rows *sql.Rows, dest any) error {
 // WITHs' RETURNING; foreign keys are checked at the end of the statement, when both rows
 // exist.
 func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error {
-	m, e, t := w.Message, w.Event, w.Thread
-	// Room for the longest variant (an event, neither opening nor awaited by itself), so that
-	// appending never copies.
-	args := make([]any, 0, 44)
-	args = append(args, f.db.preparedMode,
+	m, e, t, c := w.Message, w.Event, w.Thread, w.Count
+	if c != nil && f.writeLocked != c.Identity {
+		// No statement of this transaction has taken the identity's lock yet: the count
+		// below must see every write committed before it.
+		if err := f.lockWrites(ctx, c.Identity); err != nil {
+			return err
+		}
+	}
+	// Room for the longest variant (counted, an event, neither opening nor awaited by
+	// itself), so that appending never copies.
+	args := make([]any, 0, 49)
+	args = append(args, f.db.preparedMode)
+	if c != nil {
+		args = append(args, c.Identity, c.Now.Add(-time.Minute), c.Now, c.Limit, c.Token)
+	}
+	args = append(args,
 		m.ThreadID, m.ParentID, m.Depth, m.AskID, m.Kind, m.Identity, m.Extension, m.AuthorKind,
 		m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt,
 		m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension, m.AwaitingSetBy,
@@ -143,40 +177,65 @@ func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error 
 			e.ActorIdentity, e.ActorExtension, e.Label, e.Confirmed, e.ConfirmedAt,
 			e.ConfirmsEventID, e.At)
 	}
-	var eventID, inboxTx, inboxSeq int64
-	query := messageStatements[statementVariant{event: e != nil, opens: w.Opens, self: w.AwaitedBySelf, move: w.MoveInbox}]
-	err := f.tx.QueryRowContext(ctx, query, args...).Scan(&m.ID, &eventID, &inboxTx, &inboxSeq)
-	if err != nil {
-		return translate(err) // no row: the thread is gone (ErrNotFound)
+	v := statementVariant{event: e != nil, opens: w.Opens, self: w.AwaitedBySelf, move: w.MoveInbox, count: c != nil}
+	row := f.tx.QueryRowContext(ctx, messageStatements[v], args...)
+	var messageID, eventID, inboxTx, inboxSeq sql.NullInt64
+	var recent int
+	var oldest sql.NullTime
+	var live bool
+	var err error
+	if c == nil {
+		err = row.Scan(&messageID, &eventID, &inboxTx, &inboxSeq)
+	} else {
+		err = row.Scan(&messageID, &eventID, &inboxTx, &inboxSeq, &recent, &oldest, &live)
 	}
+	switch {
+	case err != nil:
+		return translate(err) // no row (uncounted): the thread is gone (ErrNotFound)
+	case messageID.Valid:
+	case !live:
+		return revokedSince(c.Token)
+	case recent >= c.Limit:
+		return &WriteLimited{Free: oldest.Time.Add(time.Minute)}
+	default:
+		return ErrNotFound // counted, under the limit, and nothing written: the thread is gone
+	}
+	m.ID = messageID.Int64
 	w.linkMessage()
 	if e != nil {
-		e.ID = eventID
+		e.ID = eventID.Int64
 		t.StateEventID = &e.ID
 	}
 	if w.MoveInbox {
-		t.InboxTx, t.InboxSeq = inboxTx, inboxSeq
+		t.InboxTx, t.InboxSeq = inboxTx.Int64, inboxSeq.Int64
 	}
 	return nil
 }
 
 // statementVariant picks one of the variants of the message's statement.
-type statementVariant struct{ event, opens, self, move bool }
+type statementVariant struct{ event, opens, self, move, count bool }
 
 // messageStatements are the variants, built once.
 var messageStatements = map[statementVariant]string{}
 
 func init() {
-	for i := 0; i < 16; i++ {
-		v := statementVariant{event: i&1 != 0, opens: i&2 != 0, self: i&4 != 0, move: i&8 != 0}
+	for i := 0; i < 32; i++ {
+		v := statementVariant{event: i&1 != 0, opens: i&2 != 0, self: i&4 != 0, move: i&8 != 0, count: i&16 != 0}
 		messageStatements[v] = buildMessageStatement(v)
 	}
 }
 
-// buildMessageStatement writes one variant; its parameters are, in order, the message's
-// columns, the thread's, the thread's id, its root_message_id unless the message opens it,
-// its awaiting_set_by unless the message sets it, and then either the thread's
-// state_event_id (no event) or the event's columns.
+// buildMessageStatement writes one variant; its parameters are, in order, when it counts the
+// write the identity, the start of its minute, the write's time, the limit and the token to
+// check (see pgCountWrite), then the message's columns, the thread's, the thread's id, its
+// root_message_id unless the message opens it, its awaiting_set_by unless the message sets
+// it, and then either the thread's state_event_id (no event) or the event's columns.
+//
+// A counted variant writes only when fewer than the limit of the identity's writes fall
+// within the minute (the message's insert selects from the count, and everything else
+// follows the message) and while its token is live, and answers one row in any case: the
+// ids, NULL when nothing was written, the count with its oldest write, and whether the token
+// is live.
 func buildMessageStatement(v statementVariant) string {
 	n := 0
 	next := func() string { n++; return "$" + strconv.Itoa(n) }
@@ -188,10 +247,28 @@ func buildMessageStatement(v statementVariant) string {
 		return strings.Join(p, ", ")
 	}
 	var b strings.Builder
-	b.WriteString(`WITH m AS (INSERT INTO messages (thread_id, parent_id, depth, ask_id, kind, identity,
+	b.WriteString("WITH ")
+	written := "" // the condition of the message's insert: none, or the count's
+	if v.count {
+		identity, since, now, limit, token := next(), next(), next(), next(), next()
+		b.WriteString(`c AS (SELECT count(*) AS n, min(at) AS oldest,
+		(` + token + `::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ` + token + ` AND revoked_at IS NULL)) AS live
+		FROM write_times WHERE identity = ` + identity + ` AND at > ` + since + `),
+	gone AS (DELETE FROM write_times WHERE identity = ` + identity + ` AND at <= ` + since + `),
+	added AS (INSERT INTO write_times (identity, at) SELECT ` + identity + `, ` + now + ` FROM c WHERE n < ` + limit + ` AND live),
+	`)
+		written = " FROM c WHERE n < " + limit + " AND live"
+	}
+	b.WriteString(`m AS (INSERT INTO messages (thread_id, parent_id, depth, ask_id, kind, identity,
 	extension, author_kind, body, provenance_model, provenance_client, created_at,
 	awaiting_mode, awaiting_identity, awaiting_extension, awaiting_set_by)
-	VALUES (` + params(16) + `) RETURNING id)`)
+	`)
+	if v.count {
+		b.WriteString("SELECT " + params(16) + written)
+	} else {
+		b.WriteString("VALUES (" + params(16) + ")")
+	}
+	b.WriteString(" RETURNING id)")
 	set := []string{"title", "state", "state_origin", "state_confirmed_at", "confirmed_state",
 		"message_count", "awaiting_mode", "awaiting_identity",
 		"awaiting_extension", "inbox_to", "updated_at"}
@@ -213,9 +290,10 @@ func buildMessageStatement(v statementVariant) string {
 	}
 	from, eventID := "m", "0"
 	if v.event {
+		// From m: no message, no event.
 		b.WriteString(`, e AS (INSERT INTO events (thread_id, subject, act, from_state, to_state,
 	origin, actor_identity, actor_extension, label, confirmed, confirmed_at, confirms_event_id,
-	at, message_id) VALUES (` + params(13) + `, (SELECT id FROM m)) RETURNING id)`)
+	at, message_id) SELECT ` + params(13) + `, m.id FROM m RETURNING id)`)
 		sets = append(sets, "state_event_id = e.id")
 		from, eventID = "m, e", "e.id"
 	} else {
@@ -225,8 +303,13 @@ func buildMessageStatement(v statementVariant) string {
 		// As in UpdateThread: the position is taken inside the update (see horizonSQL).
 		sets = append(sets, "inbox_tx = pg_current_xact_id()::text::bigint", "inbox_seq = nextval('inbox_seq')")
 	}
-	b.WriteString("\nUPDATE threads SET " + strings.Join(sets, ", ") + " FROM " + from +
+	update := "UPDATE threads SET " + strings.Join(sets, ", ") + " FROM " + from +
 		" WHERE threads.id = " + where +
-		" RETURNING m.id, " + eventID + ", threads.inbox_tx, threads.inbox_seq")
+		" RETURNING m.id AS message_id, " + eventID + " AS event_id, threads.inbox_tx, threads.inbox_seq"
+	if v.count {
+		b.WriteString(",\nu AS (" + update + ")\nSELECT u.message_id, u.event_id, u.inbox_tx, u.inbox_seq, c.n, c.oldest, c.live FROM c LEFT JOIN u ON true")
+	} else {
+		b.WriteString("\n" + update)
+	}
 	return b.String()
 }

@@ -30,6 +30,7 @@ type DB struct {
 	// prepared once per connection, unless the URL names another default_query_exec_mode.
 	preparedMode pgx.QueryExecMode
 	changes      *Changes
+	tokens       *tokenCache // the verified agent tokens, on Postgres (token_cache.go)
 	// listenURL is where the connection that LISTENs for changes connects; "" is url.
 	listenURL string
 }
@@ -82,6 +83,7 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL}
 	}
 	db.changes = newChanges()
+	db.tokens = newTokenCache()
 	if kind == Postgres {
 		db.changes.listen = func(ctx context.Context) { db.listenPostgres(ctx, db.changes) }
 	}

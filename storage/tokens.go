@@ -38,11 +38,25 @@ func (db *DB) CreateToken(ctx context.Context, nt NewToken) (*Token, error) {
 // The lookup goes through the unique index, not a constant-time scan: what an attacker could
 // learn from its timing is how a hash they chose compares with stored hashes, and without a
 // preimage of SHA-256 that tells nothing about any secret.
+//
+// On Postgres a live agent token verified before may come from the instance's memory instead
+// (tokenCache): a revocation reaches it when its announcement does, and every agent write
+// checks its token again in its own transaction (WriteCount.Token). SQLite reads it every
+// time.
 func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 	t := new(Token)
 	var err error
 	if db.kind == Postgres {
-		err = db.selectPrepared(ctx, db.DB.DB, pgTokenByHash, t, hash) // every request's (reply_pg.go)
+		db.changes.startListening() // the cache serves once the instance listens
+		now := time.Now()
+		cached, ok, gen := db.tokens.get(hash, now)
+		if ok {
+			return &cached, nil
+		}
+		err = db.selectPrepared(ctx, db.DB.DB, pgTokenByHash, t, hash) // reply_pg.go
+		if err == nil {
+			db.tokens.put(t, gen, now)
+		}
 	} else {
 		err = db.NewSelect().Model(t).Where("secret_hash = ?", hash).Scan(ctx)
 	}
@@ -84,5 +98,7 @@ func (db *DB) RevokeToken(ctx context.Context, id int64) error {
 	if n == 0 {
 		return fmt.Errorf("%w: no token with id %d", ErrNotFound, id)
 	}
+	// This instance need not wait for the announcement that tells the others.
+	db.tokens.drop()
 	return nil
 }

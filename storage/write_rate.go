@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"hash/fnv"
 	"time"
 )
@@ -24,10 +25,15 @@ type WriteTime struct {
 // sees every write committed before, on SQLite through its one writer at a time — so a limit
 // on the count holds across every instance on the database. On Postgres, inside DB.Write, the
 // lock and the count are two prepared statements: they are on every send's path.
-func (f *Forum) CountWrite(ctx context.Context, identity string, now time.Time, limit int) (free time.Time, ok bool, err error) {
+//
+// A non-zero token is the id of the token the write was authenticated with: when it has been
+// revoked in the meantime, CountWrite records nothing and returns ErrRevoked, so that a token
+// verified earlier (on Postgres, perhaps from memory; see tokenCache) never writes after its
+// revocation has committed.
+func (f *Forum) CountWrite(ctx context.Context, identity string, token int64, now time.Time, limit int) (free time.Time, ok bool, err error) {
 	since := now.Add(-time.Minute)
 	if f.prepared() {
-		return f.countWritePostgres(ctx, identity, since, now, limit)
+		return f.countWritePostgres(ctx, identity, token, since, now, limit)
 	}
 	if f.db.kind == Postgres {
 		if _, err := f.q.NewRaw("SELECT pg_advisory_xact_lock(?)", writeLockKey(identity)).Exec(ctx); err != nil {
@@ -38,41 +44,90 @@ func (f *Forum) CountWrite(ctx context.Context, identity string, now time.Time, 
 		return time.Time{}, false, translate(err)
 	}
 	res, err := f.q.NewRaw(`INSERT INTO write_times (identity, at) SELECT ?, ?
-		WHERE (SELECT count(*) FROM write_times WHERE identity = ? AND at > ?) < ?`,
-		identity, now, identity, since, limit).Exec(ctx)
+		WHERE (SELECT count(*) FROM write_times WHERE identity = ? AND at > ?) < ? AND `+tokenLive,
+		identity, now, identity, since, limit, token, token).Exec(ctx)
 	if err != nil {
 		return time.Time{}, false, translate(err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return time.Time{}, err == nil, translate(err)
 	}
-	var oldest time.Time
-	err = f.q.NewRaw("SELECT min(at) FROM write_times WHERE identity = ? AND at > ?", identity, since).Scan(ctx, &oldest)
+	var oldest time.Time // bun's scan, which reads SQLite's text times
+	var live bool
+	err = f.q.NewRaw("SELECT min(at), "+tokenLive+" FROM write_times WHERE identity = ? AND at > ?",
+		token, token, identity, since).Scan(ctx, &oldest, &live)
+	if err == nil && !live {
+		return time.Time{}, false, revokedSince(token)
+	}
 	return oldest.Add(time.Minute), false, translate(err)
+}
+
+// tokenLive is true when the token (its id given twice; 0 for none) is not revoked.
+const tokenLive = "(? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL))"
+
+// revokedSince is the error of a write whose token was revoked after it was verified.
+func revokedSince(token int64) error {
+	return fmt.Errorf("%w: token %d, since it was verified for this write", ErrRevoked, token)
 }
 
 const (
 	pgWriteLock  = "SELECT pg_advisory_xact_lock($1)"
 	pgCountWrite = `WITH gone AS (DELETE FROM write_times WHERE identity = $1 AND at <= $2),
-		recent AS (SELECT count(*) AS n, min(at) AS oldest FROM write_times WHERE identity = $1 AND at > $2),
-		added AS (INSERT INTO write_times (identity, at) SELECT $1, $3 FROM recent WHERE n < $4)
-		SELECT n, oldest FROM recent`
+		recent AS (SELECT count(*) AS n, min(at) AS oldest, ` + pgTokenLive + ` AS live
+			FROM write_times WHERE identity = $1 AND at > $2),
+		added AS (INSERT INTO write_times (identity, at) SELECT $1, $3 FROM recent WHERE n < $4 AND live)
+		SELECT n, oldest, live FROM recent`
+	// pgTokenLive is tokenLive for the token $5.
+	pgTokenLive = "($5::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = $5 AND revoked_at IS NULL))"
 )
 
-func (f *Forum) countWritePostgres(ctx context.Context, identity string, since, now time.Time, limit int) (time.Time, bool, error) {
-	if _, err := f.tx.ExecContext(ctx, pgWriteLock, f.db.preparedMode, writeLockKey(identity)); err != nil {
-		return time.Time{}, false, translate(err)
+func (f *Forum) countWritePostgres(ctx context.Context, identity string, token int64, since, now time.Time, limit int) (time.Time, bool, error) {
+	if f.writeLocked != identity {
+		if err := f.lockWrites(ctx, identity); err != nil {
+			return time.Time{}, false, err
+		}
 	}
 	var n int
 	var oldest sql.NullTime
-	row := f.tx.QueryRowContext(ctx, pgCountWrite, f.db.preparedMode, identity, since, now, limit)
-	if err := row.Scan(&n, &oldest); err != nil {
+	var live bool
+	row := f.tx.QueryRowContext(ctx, pgCountWrite, f.db.preparedMode, identity, since, now, limit, token)
+	if err := row.Scan(&n, &oldest, &live); err != nil {
 		return time.Time{}, false, translate(err)
 	}
-	if n < limit {
+	switch {
+	case !live:
+		return time.Time{}, false, revokedSince(token)
+	case n < limit:
 		return time.Time{}, true, nil
 	}
 	return oldest.Time.Add(time.Minute), false, nil
+}
+
+// lockWrites takes identity's write lock in a statement of its own, so that the statements
+// after it see every write of identity committed before.
+func (f *Forum) lockWrites(ctx context.Context, identity string) error {
+	if _, err := f.tx.ExecContext(ctx, pgWriteLock, f.db.preparedMode, writeLockKey(identity)); err != nil {
+		return translate(err)
+	}
+	f.writeLocked = identity
+	return nil
+}
+
+// WriteCount is a write to count against its identity's writes_per_minute, at Now, inside the
+// write itself (MessageWrite.Count).
+type WriteCount struct {
+	Identity string
+	Token    int64 // the id of the token the write was authenticated with, checked as CountWrite does; 0 for none
+	Now      time.Time
+	Limit    int
+}
+
+// WriteLimited refuses a counted write: Limit writes of its identity fall within the minute
+// before it. Free is when the oldest of them leaves that minute.
+type WriteLimited struct{ Free time.Time }
+
+func (e *WriteLimited) Error() string {
+	return "storage: the identity's writes within the last minute reach the limit until " + e.Free.Format(time.RFC3339)
 }
 
 // writeLockKey is the advisory lock of an identity's writes: a hash of it, kept apart from

@@ -87,6 +87,66 @@ func TestTwoInstancesOnOnePostgres(t *testing.T) {
 		}
 	})
 
+	t.Run("revocation", func(t *testing.T) {
+		// An instance keeps the agent tokens it has verified, and drops them when the
+		// database announces a change of the tokens. A write checks its token again in its
+		// own transaction, so even an instance the announcement has not reached refuses it.
+		ctx := context.Background()
+		th, root := a.ask(a.alice, "A thread for revoked writers")
+		tokenID := func(secret string) int64 {
+			tok, err := dbs[0].TokenByHash(ctx, protocol.HashTokenSecret(secret))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok.ID
+		}
+		note := `{"kind":"note","thread":"` + th + `","parent":"` + root + `","body":"after the revocation"}`
+		dora := a.token("ainotes:dora", false, "read,write", nil)
+		for range 2 { // verified, and kept, by the second instance
+			b.must(b.get("/v1/inbox", dora), http.StatusOK)
+		}
+		// The announcement held back: the second instance still keeps dora's token.
+		if _, err := dbs[0].ExecContext(ctx, "ALTER TABLE tokens DISABLE TRIGGER tokens_announce"); err != nil {
+			t.Fatal(err)
+		}
+		if err := dbs[0].RevokeToken(ctx, tokenID(dora)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dbs[0].ExecContext(ctx, "ALTER TABLE tokens ENABLE TRIGGER tokens_announce"); err != nil {
+			t.Fatal(err)
+		}
+		if r := b.post("/v1/messages", dora, note); r.status != http.StatusUnauthorized || r.reason() != "unauthenticated" {
+			t.Fatalf("a write with a revoked token, unannounced, on the other instance: %d %s", r.status, r.body)
+		}
+		if r := a.post("/v1/messages", dora, note); r.status != http.StatusUnauthorized || r.reason() != "unauthenticated" {
+			t.Fatalf("a write with a revoked token on the revoking instance: %d %s", r.status, r.body)
+		}
+		if r := a.get("/v1/inbox", dora); r.status != http.StatusUnauthorized {
+			t.Fatalf("a read with a revoked token on the revoking instance: %d %s", r.status, r.body)
+		}
+		t.Logf("a read with the revoked token, unannounced, on the other instance: %d", b.get("/v1/inbox", dora).status)
+
+		// Announced, the revocation reaches the other instance's reads too.
+		erin := a.token("ainotes:erin", false, "read,write", nil)
+		for range 2 {
+			b.must(b.get("/v1/inbox", erin), http.StatusOK)
+		}
+		if err := dbs[0].RevokeToken(ctx, tokenID(erin)); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		for b.get("/v1/inbox", erin).status != http.StatusUnauthorized {
+			if time.Since(start) > 5*time.Second {
+				t.Fatal("the other instance still reads with a token revoked 5 s ago")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Logf("the other instance refused the revoked token %v after the revocation", time.Since(start))
+		if r := b.post("/v1/messages", erin, note); r.status != http.StatusUnauthorized {
+			t.Fatalf("a write with a revoked token: %d %s", r.status, r.body)
+		}
+	})
+
 	t.Run("writers on both", func(t *testing.T) {
 		listen := a.openFeed("/v1/feed", a.reader, "", nil).start()
 		listen.next() // open
