@@ -19,22 +19,27 @@ import (
 // answers an unknown or missing field (invalid_body, as a tool result).
 func (h *Handler) call(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, stop := withRequest(ctx)
-		defer stop()
-		if h.watch != nil {
-			defer h.watch(t.name)()
-		}
-		args := arguments(req.Params.Arguments)
-		var ended func(*protocol.Actor, any, error)
-		if h.observe != nil {
-			ended = h.observe(ctx, t.name, args)
-		}
-		a, out, err := h.run(ctx, t, header(req), args)
-		if ended != nil {
-			ended(a, out, err)
-		}
-		return h.answer(ctx, t.name, out, err)
+		return h.callTool(ctx, t, header(req), arguments(req.Params.Arguments))
 	}
+}
+
+// callTool runs one call of t with the arguments as sent, under the headers of the HTTP
+// request that carried it, whether the SDK or serveDirect received it.
+func (h *Handler) callTool(ctx context.Context, t tool, hdr http.Header, args []byte) (*mcp.CallToolResult, error) {
+	ctx, stop := withRequest(ctx)
+	defer stop()
+	if h.watch != nil {
+		defer h.watch(t.name)()
+	}
+	var ended func(*protocol.Actor, any, error)
+	if h.observe != nil {
+		ended = h.observe(ctx, t.name, args)
+	}
+	a, out, err := h.run(ctx, t, hdr, args)
+	if ended != nil {
+		ended(a, out, err)
+	}
+	return h.answer(ctx, t.name, out, err)
 }
 
 // run applies the checks of § 9 in their order: size, then authentication, then the
