@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A tools/call is almost every request an agent makes, and the SDK serves each one of a
@@ -142,8 +141,13 @@ func echoedID(raw json.RawMessage) (json.RawMessage, bool) {
 		if json.Unmarshal(raw, &s) != nil {
 			return nil, false
 		}
-		out, err := json.Marshal(s)
-		return out, err == nil
+		var buf bytes.Buffer // the SDK writes < > & in an id as they are
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(s) != nil {
+			return nil, false
+		}
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), true
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
@@ -153,21 +157,26 @@ func echoedID(raw json.RawMessage) (json.RawMessage, bool) {
 }
 
 // serveDirect runs the call as the SDK would run its tool handler, and writes the JSON-RPC
-// response the SDK would write.
+// response the SDK would write. The id goes in as echoedID wrote it: a JSON encoder would
+// escape < > & in it, which the SDK does not; the result escapes them, as the SDK's does.
 func (h *Handler) serveDirect(ctx context.Context, w http.ResponseWriter, hdr http.Header, c directCall) {
 	res, err := h.callTool(ctx, c.tool, hdr, c.args)
-	resp := struct {
-		JSONRPC string              `json:"jsonrpc"`
-		ID      json.RawMessage     `json:"id"`
-		Result  *mcp.CallToolResult `json:"result,omitempty"`
-		Error   error               `json:"error,omitempty"`
-	}{JSONRPC: "2.0", ID: c.id, Result: res, Error: err}
-	out, merr := json.Marshal(resp)
-	if merr != nil { // the result was checked as it was made; this is a fault of the server
-		h.log.ErrorContext(ctx, "mcp answer cannot be written", "tool", c.tool.name, "err", merr)
-		resp.Result, resp.Error = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
-		out, _ = json.Marshal(resp)
+	member, value := "result", any(res)
+	if err != nil {
+		member, value = "error", err
 	}
+	encoded, merr := json.Marshal(value)
+	if merr != nil { // answer checked the result as it made it; this is a fault of the server
+		h.log.ErrorContext(ctx, "mcp answer cannot be written", "tool", c.tool.name, "err", merr)
+		member = "error"
+		encoded, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"})
+	}
+	out := make([]byte, 0, len(encoded)+len(c.id)+40)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, c.id...)
+	out = append(out, `,"`+member+`":`...)
+	out = append(out, encoded...)
+	out = append(out, '}')
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
