@@ -10,8 +10,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A tools/call is almost every request an agent makes, and the SDK serves each one of a
@@ -158,24 +156,19 @@ func echoedID(raw json.RawMessage) (json.RawMessage, bool) {
 
 // serveDirect runs the call as the SDK would run its tool handler, and writes the JSON-RPC
 // response the SDK would write. The id goes in as echoedID wrote it: a JSON encoder would
-// escape < > & in it, which the SDK does not; the result escapes them, as the SDK's does.
+// escape < > & in it, which the SDK does not; the result escapes them, as the SDK's does
+// (toolAnswer.appendJSON).
 func (h *Handler) serveDirect(ctx context.Context, w http.ResponseWriter, hdr http.Header, c directCall) {
-	res, err := h.callTool(ctx, c.tool, hdr, c.args)
-	member, value := "result", any(res)
-	if err != nil {
-		member, value = "error", err
-	}
-	encoded, merr := json.Marshal(value)
-	if merr != nil { // answer checked the result as it made it; this is a fault of the server
-		h.log.ErrorContext(ctx, "mcp answer cannot be written", "tool", c.tool.name, "err", merr)
-		member = "error"
-		encoded, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"})
-	}
-	out := make([]byte, 0, len(encoded)+len(c.id)+40)
+	ans, err := h.callTool(ctx, c.tool, hdr, c.args)
+	out := make([]byte, 0, 2*len(ans.structured)+len(ans.text)+len(c.id)+80)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
 	out = append(out, c.id...)
-	out = append(out, `,"`+member+`":`...)
-	out = append(out, encoded...)
+	if err != nil {
+		encoded, _ := json.Marshal(err) // callTool's errors are *jsonrpc.Error
+		out = append(append(out, `,"error":`...), encoded...)
+	} else {
+		out = ans.appendJSON(append(out, `,"result":`...))
+	}
 	out = append(out, '}')
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")

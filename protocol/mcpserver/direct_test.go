@@ -141,6 +141,7 @@ var directCases = []directCase{
 	{name: "an unknown tool", as: "alice", body: toolCall("18", "nope", `{}`)},
 	{name: "_meta", as: "alice", body: `{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"list_threads","arguments":{}}}`},
 	{name: "tools/list", body: `{"jsonrpc":"2.0","id":20,"method":"tools/list"}`},
+	{name: "a note with separators and quotes", as: "alice", body: toolCall("22", "send", `{"kind":"note","thread":"th_1","body":"a\u2028b\u2029c \"q\" \\ \u0007 \ud83d\ude00"}`)},
 	{name: "a decision", as: "alice", body: toolCall("21", "send", `{"kind":"decide","thread":"th_1","body":"We keep 8080."}`)},
 }
 
