@@ -26,7 +26,8 @@ import (
 // agent send sendsPerTurn messages, so that whatever else the machine does weighs on all of
 // them alike; short turns and many rounds (-benchtime 30x) keep a burst of the machine's
 // other work from falling on one transport only. Reported per transport:
-// sends per second over all rounds and the p50 of one send; and the ratios mcp/http.
+// sends per second over all rounds, the p50 of one send and the process's CPU time per send
+// (server and client together); and the ratios mcp/http.
 //
 //	bin/with-postgres -- go test ./web -run '^$' -bench TransportSend -benchtime 30x
 //
@@ -49,13 +50,16 @@ func BenchmarkTransportSend(b *testing.B) {
 				{"mcp-raw", (*sendingAgent).sendOverJSONRPC},
 				{"http", (*sendingAgent).sendOverHTTP},
 			}
-			took := make([]time.Duration, len(ways))
+			took, cpu := make([]time.Duration, len(ways)), make([]time.Duration, len(ways))
 			latencies := make([][]time.Duration, len(ways))
 			for round := 0; b.Loop(); round++ {
 				for k := range ways {
 					i := (round + k) % len(ways) // each takes each place in the order in turn
+					cpu0, _ := processCPU()
 					elapsed, lat := agents.turn(ways[i].send)
+					cpu1, _ := processCPU()
 					took[i] += elapsed
+					cpu[i] += cpu1 - cpu0
 					latencies[i] = append(latencies[i], lat...)
 				}
 			}
@@ -67,6 +71,17 @@ func BenchmarkTransportSend(b *testing.B) {
 			}
 			b.ReportMetric(rate["mcp-sdk"]/rate["http"], "mcp-sdk/http")
 			b.ReportMetric(rate["mcp-raw"]/rate["http"], "mcp-raw/http")
+			if _, measured := processCPU(); measured {
+				// CPU time is what the machine's other work disturbs least. Server and
+				// clients share the process; the raw JSON-RPC and the HTTP client do alike
+				// work, so the difference between them is the server's.
+				perSend := map[string]float64{}
+				for i, way := range ways {
+					perSend[way.name] = float64(cpu[i].Microseconds()) / float64(len(latencies[i]))
+					b.ReportMetric(perSend[way.name], way.name+"-cpu-µs/send")
+				}
+				b.ReportMetric(perSend["mcp-raw"]/perSend["http"], "cpu-mcp-raw/http")
+			}
 		})
 	}
 }
