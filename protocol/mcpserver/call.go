@@ -98,41 +98,50 @@ func (h *Handler) answer(ctx context.Context, name string, out any, err error) (
 		}
 		return toolAnswer{}, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
 	}
-	return toolAnswer{structured: data, text: string(data)}, nil
+	return toolAnswer{structured: data, textIsJSON: true}, nil
 }
 
 // toolAnswer is a tool's result before it goes on the wire: structuredContent's JSON, the
-// text of the one content item, and whether it is a refusal.
+// text of the one content item (for a result, the same JSON: textIsJSON, and text is unset),
+// and whether it is a refusal.
 type toolAnswer struct {
 	structured []byte
 	text       string
+	textIsJSON bool
 	isError    bool
 }
 
 // result is the answer as the SDK's type, for calls the SDK received.
 func (a toolAnswer) result() *mcp.CallToolResult {
+	text := a.text
+	if a.textIsJSON {
+		text = string(a.structured)
+	}
 	return &mcp.CallToolResult{
 		IsError:           a.isError,
 		StructuredContent: json.RawMessage(a.structured),
-		Content:           []mcp.Content{&mcp.TextContent{Text: a.text}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 	}
 }
 
-// appendJSON appends the answer as the SDK writes a CallToolResult: its members in the
-// SDK's order, with < > & escaped in strings as its encoder does. Writing it here, rather
-// than through the SDK's type, spares an encoding of the result and two passes over it.
-func (a toolAnswer) appendJSON(dst []byte) []byte {
-	text, _ := json.Marshal(a.text) // a string always encodes
-	dst = append(dst, `{"content":[{"type":"text","text":`...)
-	dst = append(dst, text...)
-	dst = append(dst, `}],"structuredContent":`...)
-	var escaped bytes.Buffer
-	json.HTMLEscape(&escaped, a.structured)
-	dst = append(dst, escaped.Bytes()...)
-	if a.isError {
-		dst = append(dst, `,"isError":true`...)
+// writeJSON writes the answer as the SDK writes a CallToolResult: its members in the SDK's
+// order, with < > & escaped in strings as its encoder does. Writing it here, rather than
+// through the SDK's type, spares an encoding of the result and two passes over it.
+func (a toolAnswer) writeJSON(buf *bytes.Buffer) {
+	buf.WriteString(`{"content":[{"type":"text","text":`)
+	enc := json.NewEncoder(buf) // escapes HTML, as the SDK's encoder does
+	if a.textIsJSON {
+		enc.Encode(string(a.structured)) // a string always encodes
+	} else {
+		enc.Encode(a.text)
 	}
-	return append(dst, '}')
+	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	buf.WriteString(`}],"structuredContent":`)
+	json.HTMLEscape(buf, a.structured)
+	if a.isError {
+		buf.WriteString(`,"isError":true`)
+	}
+	buf.WriteByte('}')
 }
 
 // marshal writes v as JSON with <, > and & as they are, as the HTTP binding does: the text

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // A tools/call is almost every request an agent makes, and the SDK serves each one of a
@@ -160,18 +161,34 @@ func echoedID(raw json.RawMessage) (json.RawMessage, bool) {
 // (toolAnswer.appendJSON).
 func (h *Handler) serveDirect(ctx context.Context, w http.ResponseWriter, hdr http.Header, c directCall) {
 	ans, err := h.callTool(ctx, c.tool, hdr, c.args)
-	out := make([]byte, 0, 2*len(ans.structured)+len(ans.text)+len(c.id)+80)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, c.id...)
+	buf := answerBuffers.Get().(*bytes.Buffer)
+	defer putAnswerBuffer(buf)
+	buf.Reset()
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(c.id)
 	if err != nil {
 		encoded, _ := json.Marshal(err) // callTool's errors are *jsonrpc.Error
-		out = append(append(out, `,"error":`...), encoded...)
+		buf.WriteString(`,"error":`)
+		buf.Write(encoded)
 	} else {
-		out = ans.appendJSON(append(out, `,"result":`...))
+		buf.WriteString(`,"result":`)
+		ans.writeJSON(buf)
 	}
-	out = append(out, '}')
+	buf.WriteByte('}')
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(out)
+	w.Write(buf.Bytes()) // an http.ResponseWriter copies what it is given before Write returns
+}
+
+// answerBuffers are the buffers direct answers are written in; one grown past
+// keptBufferBytes (a long thread read whole) is left to the collector.
+var answerBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const keptBufferBytes = 64 << 10
+
+func putAnswerBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= keptBufferBytes {
+		answerBuffers.Put(buf)
+	}
 }
