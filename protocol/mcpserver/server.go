@@ -102,8 +102,9 @@ func New(svc *protocol.Service, opts Options) *Handler {
 type requestKey struct{}
 
 // ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then answers
-// a plain tools/call itself (direct.go) and lets the SDK speak JSON-RPC for the rest. Authentication is done per tool call (see run), so that initialize and
-// tools/list never touch the database.
+// a plain tools/call itself (direct.go) and lets the SDK speak JSON-RPC for the rest.
+// Authentication is done per tool call (see run), so that initialize and tools/list never
+// touch the database.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, ok := h.readBody(w, r)
 	if !ok {
@@ -119,9 +120,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, given := ctx.Value(clientKey{}).(string); !given {
 		ctx = WithClientAddress(ctx, remoteHost(r.RemoteAddr))
 	}
-	if call, ok := h.direct(r, body); ok && !h.viaSDK {
-		h.serveDirect(ctx, w, r.Header, call)
-		return
+	if !h.viaSDK {
+		if call, ok := h.direct(r, body); ok {
+			h.serveDirect(ctx, w, r.Header, call)
+			return
+		}
 	}
 	h.sdk.ServeHTTP(w, r.WithContext(ctx))
 }
