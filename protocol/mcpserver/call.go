@@ -19,22 +19,31 @@ import (
 // answers an unknown or missing field (invalid_body, as a tool result).
 func (h *Handler) call(t tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, stop := withRequest(ctx)
-		defer stop()
-		if h.watch != nil {
-			defer h.watch(t.name)()
+		ans, err := h.callTool(ctx, t, header(req), arguments(req.Params.Arguments))
+		if err != nil {
+			return nil, err
 		}
-		args := arguments(req.Params.Arguments)
-		var ended func(*protocol.Actor, any, error)
-		if h.observe != nil {
-			ended = h.observe(ctx, t.name, args)
-		}
-		a, out, err := h.run(ctx, t, header(req), args)
-		if ended != nil {
-			ended(a, out, err)
-		}
-		return h.answer(ctx, t.name, out, err)
+		return ans.result(), nil
 	}
+}
+
+// callTool runs one call of t with the arguments as sent, under the headers of the HTTP
+// request that carried it, whether the SDK or serveDirect received it.
+func (h *Handler) callTool(ctx context.Context, t tool, hdr http.Header, args []byte) (toolAnswer, error) {
+	ctx, stop := withRequest(ctx)
+	defer stop()
+	if h.watch != nil {
+		defer h.watch(t.name)()
+	}
+	var ended func(*protocol.Actor, any, error)
+	if h.observe != nil {
+		ended = h.observe(ctx, t.name, args)
+	}
+	a, out, err := h.run(ctx, t, hdr, args)
+	if ended != nil {
+		ended(a, out, err)
+	}
+	return h.answer(ctx, t.name, out, err)
 }
 
 // run applies the checks of § 9 in their order: size, then authentication, then the
@@ -71,14 +80,10 @@ func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte)
 // isError, the refusal object as structuredContent and "<reason>: <message>" as text. Any
 // other error is the server's own fault: logged, and answered as a JSON-RPC internal error
 // that says nothing of its cause.
-func (h *Handler) answer(ctx context.Context, name string, out any, err error) (*mcp.CallToolResult, error) {
+func (h *Handler) answer(ctx context.Context, name string, out any, err error) (toolAnswer, error) {
 	if e, ok := protocol.AsError(err); ok {
 		data, _ := marshal(e)
-		return &mcp.CallToolResult{
-			IsError:           true,
-			StructuredContent: json.RawMessage(data),
-			Content:           []mcp.Content{&mcp.TextContent{Text: e.Error()}},
-		}, nil
+		return toolAnswer{structured: data, text: e.Error(), isError: true}, nil
 	}
 	var data []byte
 	if err == nil {
@@ -91,12 +96,52 @@ func (h *Handler) answer(ctx context.Context, name string, out any, err error) (
 		if ctx.Err() == nil { // a call whose client has gone is no fault
 			h.log.ErrorContext(ctx, "mcp tool failed", "tool", name, "err", err)
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
+		return toolAnswer{}, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal server error"}
+	}
+	return toolAnswer{structured: data, textIsJSON: true}, nil
+}
+
+// toolAnswer is a tool's result before it goes on the wire: structuredContent's JSON, the
+// text of the one content item (for a result, the same JSON: textIsJSON, and text is unset),
+// and whether it is a refusal.
+type toolAnswer struct {
+	structured []byte
+	text       string
+	textIsJSON bool
+	isError    bool
+}
+
+// result is the answer as the SDK's type, for calls the SDK received.
+func (a toolAnswer) result() *mcp.CallToolResult {
+	text := a.text
+	if a.textIsJSON {
+		text = string(a.structured)
 	}
 	return &mcp.CallToolResult{
-		StructuredContent: json.RawMessage(data),
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(data)}},
-	}, nil
+		IsError:           a.isError,
+		StructuredContent: json.RawMessage(a.structured),
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+	}
+}
+
+// writeJSON writes the answer as the SDK writes a CallToolResult: its members in the SDK's
+// order, with < > & escaped in strings as its encoder does. Writing it here, rather than
+// through the SDK's type, spares an encoding of the result and two passes over it.
+func (a toolAnswer) writeJSON(buf *bytes.Buffer) {
+	buf.WriteString(`{"content":[{"type":"text","text":`)
+	enc := json.NewEncoder(buf) // escapes HTML, as the SDK's encoder does
+	if a.textIsJSON {
+		enc.Encode(string(a.structured)) // a string always encodes
+	} else {
+		enc.Encode(a.text)
+	}
+	buf.Truncate(buf.Len() - 1) // the encoder's newline
+	buf.WriteString(`}],"structuredContent":`)
+	json.HTMLEscape(buf, a.structured)
+	if a.isError {
+		buf.WriteString(`,"isError":true`)
+	}
+	buf.WriteByte('}')
 }
 
 // marshal writes v as JSON with <, > and & as they are, as the HTTP binding does: the text

@@ -44,6 +44,11 @@ type Handler struct {
 	// maxAnswer bounds the JSON of one tool result (the text content repeats it).
 	maxAnswer int
 	sdk       http.Handler
+	// byName are the tools, for the calls answered without the SDK (direct.go).
+	byName map[string]tool
+	// viaSDK, when tests set it, hands every request to the SDK, to compare its answers
+	// with serveDirect's.
+	viaSDK bool
 	// watch, when tests set it, is called as a tool call begins; what it returns, as it ends.
 	watch func(tool string) func()
 }
@@ -66,6 +71,7 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		observe:   opts.Observe,
 		maxBody:   maxBody(svc),
 		maxAnswer: opts.MaxAnswerBytes,
+		byName:    map[string]tool{},
 	}
 	if h.maxAnswer <= 0 {
 		h.maxAnswer = DefaultMaxAnswerBytes
@@ -78,6 +84,7 @@ func New(svc *protocol.Service, opts Options) *Handler {
 	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
 	for _, t := range append(h.tools(), h.searchTools()...) {
 		server.AddTool(t.mcpTool(), h.call(t))
+		h.byName[t.name] = t
 	}
 	h.sdk = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
 		&mcp.StreamableHTTPOptions{
@@ -94,9 +101,10 @@ func New(svc *protocol.Service, opts Options) *Handler {
 // (inbox wait_seconds) should end when its client goes away or the server shuts down.
 type requestKey struct{}
 
-// ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then lets the
-// SDK speak JSON-RPC. Authentication is done per tool call (see run), so that initialize and
-// tools/list never touch the database.
+// ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then answers
+// a plain tools/call itself (direct.go) and lets the SDK speak JSON-RPC for the rest.
+// Authentication is done per tool call (see run), so that initialize and tools/list never
+// touch the database.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, ok := h.readBody(w, r)
 	if !ok {
@@ -111,6 +119,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := context.WithValue(r.Context(), requestKey{}, r.Context())
 	if _, given := ctx.Value(clientKey{}).(string); !given {
 		ctx = WithClientAddress(ctx, remoteHost(r.RemoteAddr))
+	}
+	if !h.viaSDK {
+		if call, ok := h.direct(r, body); ok {
+			h.serveDirect(ctx, w, r.Header, call)
+			return
+		}
 	}
 	h.sdk.ServeHTTP(w, r.WithContext(ctx))
 }
