@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer fmt clean
+.PHONY: build run test bench soak generate assets tools pgbouncer fmt clean
 
 ## build: bin/parley, with the assets embedded
 build: assets generate
@@ -37,6 +37,17 @@ test: assets tools pgbouncer
 ## bench: every benchmark, on SQLite and Postgres
 bench: assets tools
 	$(WITH_POSTGRES) -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+## soak: minutes of mixed agents over HTTP and MCP while Postgres restarts, the server is
+## killed and clients walk away, then the consistency check and the server's memory
+## (docs/reliability.md). Not part of `make test`, which runs a short one. Settings:
+## SOAK_DURATION (10m), SOAK_AGENTS (16), SOAK_DB (postgres or sqlite), SOAK_FLAGS (more flags)
+SOAK_DURATION ?= 10m
+SOAK_AGENTS ?= 16
+SOAK_DB ?= postgres
+soak: build
+	$(GO) build -o bin/parley-soak ./cmd/parley-soak
+	bin/parley-soak --parley bin/parley --duration $(SOAK_DURATION) --agents $(SOAK_AGENTS) --db $(SOAK_DB) $(SOAK_FLAGS)
 
 ## generate: the Go code of the templ files
 generate:

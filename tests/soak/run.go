@@ -74,21 +74,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer r.cluster.Stop()
 	}
 	identities := max(2, cfg.Agents/4)
-	tokens := make([]string, identities)
-	for i := range tokens {
-		var err error
-		if tokens[i], err = r.token(ctx, fmt.Sprintf("soak-%d", i)); err != nil {
-			return nil, err
-		}
+	handles := []string{"soak-walkaway", "soak-feed"}
+	for i := range identities {
+		handles = append(handles, fmt.Sprintf("soak-%d", i))
 	}
-	walkToken, err := r.token(ctx, "soak-walkaway")
+	tokens, err := r.tokens(ctx, handles)
 	if err != nil {
 		return nil, err
 	}
-	feedToken, err := r.token(ctx, "soak-feed")
-	if err != nil {
-		return nil, err
-	}
+	walkToken, feedToken, tokens := tokens[0], tokens[1], tokens[2:]
 	mem := newMemory()
 	if r.server, err = newServer(cfg.Parley, cfg.Dir, r.dbURL, mem); err != nil {
 		return nil, err
@@ -208,6 +202,25 @@ func (r *run) openDatabase(ctx context.Context) error {
 	}
 	r.cluster, r.dbURL = c, c.URL("parley")
 	return nil
+}
+
+// tokens makes a token for each handle: the first alone, since it migrates the new
+// database, the others at once.
+func (r *run) tokens(ctx context.Context, handles []string) ([]string, error) {
+	tokens := make([]string, len(handles))
+	errs := make([]error, len(handles))
+	tokens[0], errs[0] = r.token(ctx, handles[0])
+	var wg sync.WaitGroup
+	for i := 1; i < len(handles) && errs[0] == nil; i++ {
+		wg.Go(func() { tokens[i], errs[i] = r.token(ctx, handles[i]) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return tokens, nil
 }
 
 // token runs parley token create, as an operator does.

@@ -38,8 +38,8 @@ func TestShortSoak(t *testing.T) {
 		faultEvery time.Duration
 		want       []Fault
 	}{
-		{Postgres, 20 * time.Second, 3500 * time.Millisecond, []Fault{RestartPostgresFast, RestartPostgresImmediate, KillServer}},
-		{SQLite, 12 * time.Second, 3 * time.Second, []Fault{KillServer}},
+		{Postgres, 16 * time.Second, 3 * time.Second, []Fault{RestartPostgresFast, RestartPostgresImmediate, KillServer}},
+		{SQLite, 9 * time.Second, 3 * time.Second, []Fault{KillServer}},
 	} {
 		t.Run(tc.database, func(t *testing.T) {
 			t.Parallel()
@@ -70,7 +70,8 @@ func TestShortSoak(t *testing.T) {
 					t.Errorf("no client walked away as %q", k)
 				}
 			}
-			if report.Consistency.Acknowledged < 100 {
+			// Under the race detector a server on SQLite acknowledges a few dozen a second.
+			if report.Consistency.Acknowledged < 30 {
 				t.Errorf("only %d writes acknowledged: the load did not get going", report.Consistency.Acknowledged)
 			}
 			if report.Memory.Processes < 2 || report.Memory.MaxMB == 0 {

@@ -12,9 +12,10 @@ import (
 type stats struct {
 	mu     sync.Mutex
 	counts map[string]int // "http send ok", "mcp inbox unavailable", "http send no answer"
+	errors map[string]int // what "no answer" was, by message
 }
 
-func newStats() *stats { return &stats{counts: map[string]int{}} }
+func newStats() *stats { return &stats{counts: map[string]int{}, errors: map[string]int{}} }
 
 func (s *stats) count(transport, op string, a answer) {
 	outcome := "ok"
@@ -26,6 +27,9 @@ func (s *stats) count(transport, op string, a answer) {
 	}
 	s.mu.Lock()
 	s.counts[transport+" "+op+" "+outcome]++
+	if a.failed != nil && len(s.errors) < 20 {
+		s.errors[errorKind(a.failed)]++
+	}
 	s.mu.Unlock()
 }
 
@@ -63,4 +67,24 @@ func (s *stats) print(w io.Writer, transports ...string) {
 			fmt.Fprintf(w, "  %-4s  %s\n", tr, strings.Join(ops, "; "))
 		}
 	}
+	if len(s.errors) > 0 {
+		kinds := make([]string, 0, len(s.errors))
+		for k, n := range s.errors {
+			kinds = append(kinds, fmt.Sprintf("%q ×%d", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(w, "  no answer: %s\n", strings.Join(kinds, ", "))
+	}
+}
+
+// errorKind is an error without what changes from one request to the next (ports, ids).
+func errorKind(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.Contains(msg, "127.0.0.1") {
+		return msg[i+2:]
+	}
+	if len(msg) > 120 {
+		msg = msg[:120]
+	}
+	return msg
 }
