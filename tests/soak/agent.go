@@ -214,11 +214,10 @@ func (a *agent) readThread(ctx context.Context) {
 			a.r.problem("agent %d (%s): its acknowledged msg_%d is %d times in th_%d", a.n, a.tr.name(), id, n, th)
 		}
 	}
-	// The thread and its messages are read in two statements, not one snapshot: a message
-	// committed between them is in the tree but not yet in the count. Counted, not failed:
-	// see "Limits" in docs/reliability.md.
+	// The thread is read with its messages in one snapshot: its count is the tree's.
 	if read.Thread.MessageCount != len(count) {
 		a.r.stats.add("torn thread reads", 1)
+		a.r.problem("agent %d (%s): th_%d read with message_count %d and %d messages", a.n, a.tr.name(), th, read.Thread.MessageCount, len(count))
 	}
 }
 

@@ -445,7 +445,7 @@ func (r *Report) Print(w io.Writer) {
 		c.Acknowledged, c.LandedRetries, c.LandedUnacknowledged, c.NeverLanded)
 	fmt.Fprintf(w, "database:  %d threads, %d messages, %d state events: counts, last and root messages, awaiting, inbox positions, feed rows and counted writes checked\n",
 		c.Threads, c.Messages, c.Events)
-	fmt.Fprintf(w, "reads:     %d thread reads whose message_count differed from the tree they returned (two statements, no snapshot)\n", r.Stats.get("torn thread reads"))
+	fmt.Fprintf(w, "reads:     %d thread reads whose message_count differed from the tree they returned\n", r.Stats.get("torn thread reads"))
 	fmt.Fprintf(w, "inbox:     %d turns at the end, each listed by its agent's reads by cursor over the run\n", r.InboxTurns)
 	fmt.Fprintf(w, "feed:      %d streams (resumed with Last-Event-ID), resumes sent by the server %v; every stored message delivered once: %v\n",
 		r.FeedStreams, r.FeedResumes, r.FeedMissed == 0)
