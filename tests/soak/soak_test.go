@@ -39,7 +39,7 @@ func TestShortSoak(t *testing.T) {
 		want       []Fault
 	}{
 		{Postgres, 16 * time.Second, 3 * time.Second, []Fault{RestartPostgresFast, RestartPostgresImmediate, KillServer}},
-		{SQLite, 9 * time.Second, 3 * time.Second, []Fault{KillServer}},
+		{SQLite, 12 * time.Second, 4 * time.Second, []Fault{KillServer}},
 	} {
 		t.Run(tc.database, func(t *testing.T) {
 			t.Parallel()
@@ -70,8 +70,9 @@ func TestShortSoak(t *testing.T) {
 					t.Errorf("no client walked away as %q", k)
 				}
 			}
-			// Under the race detector a server on SQLite acknowledges a few dozen a second.
-			if report.Consistency.Acknowledged < 30 {
+			// Under the race detector, beside the other subtest, a server on SQLite may
+			// acknowledge only a few writes a second: enough that some are in flight at a kill.
+			if report.Consistency.Acknowledged < 10 {
 				t.Errorf("only %d writes acknowledged: the load did not get going", report.Consistency.Acknowledged)
 			}
 			if report.Memory.Processes < 2 || report.Memory.MaxMB == 0 {
