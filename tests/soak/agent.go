@@ -111,9 +111,8 @@ func (a *agent) send(ctx context.Context) {
 	if t != nil {
 		thread = t.id
 	}
-	w := a.r.ledger.open(a.n, a.tr.name(), kind, thread)
-	body := w.marker + " " + bodies[a.rng.IntN(len(bodies))]
-	w.body = body
+	w := a.r.ledger.open(a.n, a.tr.name(), kind, thread, bodies[a.rng.IntN(len(bodies))])
+	body := w.body
 	env := map[string]any{"kind": kind, "body": body, "from": map[string]string{"extension": a.ext},
 		"provenance": map[string]string{"client": "parley-soak"}}
 	if t != nil {

@@ -33,12 +33,14 @@ type ledger struct {
 
 func newLedger(run string) *ledger { return &ledger{writes: map[string]*write{}, run: run} }
 
-// open names a new write and records it before its first attempt.
-func (l *ledger) open(agent int, transport, kind string, thread int64) *write {
+// open names a new write, its body the marker and then text, and records it before its first
+// attempt. The write's fields other than attempts and acknowledgement never change after.
+func (l *ledger) open(agent int, transport, kind string, thread int64, text string) *write {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seq++
-	w := &write{marker: fmt.Sprintf("[soak %s #%d]", l.run, l.seq), agent: agent, transport: transport, kind: kind, thread: thread}
+	marker := fmt.Sprintf("[soak %s #%d]", l.run, l.seq)
+	w := &write{marker: marker, agent: agent, transport: transport, kind: kind, thread: thread, body: marker + " " + text}
 	l.writes[w.marker] = w
 	return w
 }

@@ -169,7 +169,6 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	report.Faults = r.faults
 	report.Problems = append(r.problems, r.server.faults...)
 	r.mu.Unlock()
-	report.Walkaways = 0
 	for _, k := range walkawayKinds {
 		report.Walkaways += r.stats.get("walkaway " + k)
 	}

@@ -48,17 +48,13 @@ func (w *walkaway) loop(ctx context.Context, every time.Duration) {
 func (w *walkaway) leave(ctx context.Context, kind string) error {
 	switch kind {
 	case "half-body http":
-		return w.raw("POST", "/v1/messages", w.envelope(nil), 0.5, 0)
+		return w.raw("POST", "/v1/messages", w.envelope(""), 0.5, 0)
 	case "half-body mcp":
-		return w.raw("POST", "/mcp", w.rpc("send", w.envelope(nil)), 0.5, 0)
-	case "unread send http", "unread send mcp":
-		var wr *write
-		body := w.envelope(&wr)
-		if kind == "unread send mcp" {
-			wr.transport = "mcp"
-			return w.raw("POST", "/mcp", w.rpc("send", body), 1, 0)
-		}
-		return w.raw("POST", "/v1/messages", body, 1, 0)
+		return w.raw("POST", "/mcp", w.rpc("send", w.envelope("")), 0.5, 0)
+	case "unread send http":
+		return w.raw("POST", "/v1/messages", w.envelope("http"), 1, 0)
+	case "unread send mcp":
+		return w.raw("POST", "/mcp", w.rpc("send", w.envelope("mcp")), 1, 0)
 	case "dropped long poll http":
 		return w.raw("GET", "/v1/inbox?wait_seconds=20", nil, 1, 300*time.Millisecond)
 	case "dropped long poll mcp":
@@ -69,19 +65,16 @@ func (w *walkaway) leave(ctx context.Context, kind string) error {
 	return fmt.Errorf("unknown kind %q", kind)
 }
 
-// envelope is an ask of the walkaway identity. A send whose answer is never read is in the
-// ledger, unacknowledged: the check counts it if it landed.
-func (w *walkaway) envelope(into **write) json.RawMessage {
-	marker := "[soak cut off]"
-	if into != nil {
-		wr := w.r.ledger.open(-1, "http", "ask", 0)
+// envelope is an ask of the walkaway identity. A send that is sent whole (over the named
+// transport) but whose answer is never read is in the ledger, unacknowledged: the check
+// counts it if it landed. One cut off halfway (transport "") must never land.
+func (w *walkaway) envelope(transport string) json.RawMessage {
+	const text = "Does anyone know why the nightly export stops after the first thousand threads?"
+	body := "[soak cut off] " + text
+	if transport != "" {
+		wr := w.r.ledger.open(-1, transport, "ask", 0, text)
 		w.r.ledger.attempt(wr)
-		marker = wr.marker
-		*into = wr
-	}
-	body := marker + " Does anyone know why the nightly export stops after the first thousand threads?"
-	if into != nil {
-		(*into).body = body
+		body = wr.body
 	}
 	raw, _ := json.Marshal(map[string]any{"kind": "ask", "body": body, "from": map[string]string{"extension": "walkaway"}})
 	return raw
