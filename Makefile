@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite
+.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite soak
 
 # Extra flags of parley-load for the load targets, last so that they win, e.g.
 # make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
@@ -59,6 +59,17 @@ load-memory: build
 load-sqlite: build
 	$(GO) build -o bin/parley-load ./cmd/parley-load
 	./bin/parley-load --launch bin/parley --launch-db sqlite --agents 4 --duration 30s --rounds 3 --modes http,mcp,direct $(LOAD_ARGS)
+
+## soak: minutes of mixed agents over HTTP and MCP while Postgres restarts, the server is
+## killed and clients walk away, then the consistency check and the server's memory
+## (docs/reliability.md). Not part of `make test`, which runs a short one. Settings:
+## SOAK_DURATION (10m), SOAK_AGENTS (16), SOAK_DB (postgres or sqlite), SOAK_FLAGS (more flags)
+SOAK_DURATION ?= 10m
+SOAK_AGENTS ?= 16
+SOAK_DB ?= postgres
+soak: build
+	$(GO) build -o bin/parley-soak ./cmd/parley-soak
+	bin/parley-soak --parley bin/parley --duration $(SOAK_DURATION) --agents $(SOAK_AGENTS) --db $(SOAK_DB) $(SOAK_FLAGS)
 
 ## generate: the Go code of the templ files
 generate:

@@ -28,20 +28,34 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	read := s.db.Read()
-	t, err2 := read.Thread(ctx, id)
-	if err2 != nil {
-		return nil, fault(notFound(err2, "thread %s not found", ThreadKey(id)))
-	}
-	msgs, err2 := read.Messages(ctx, id)
-	if err2 != nil {
+	// One snapshot: the thread's count, state and awaiting are those of the messages and
+	// claims returned with it, also while others write to it.
+	var res *ReadThreadResult
+	var refused error
+	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		t, err := read.Thread(ctx, id)
+		if err != nil {
+			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
+			return nil
+		}
+		msgs, err := read.Messages(ctx, id)
+		if err != nil {
+			return err
+		}
+		claims, err := s.threadClaims(ctx, read, id)
+		if err != nil {
+			return err
+		}
+		res = &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs), Claims: claims}
+		return nil
+	})
+	switch {
+	case err2 != nil:
 		return nil, fault(err2)
+	case refused != nil:
+		return nil, refused
 	}
-	claims, err2 := s.threadClaims(ctx, read, id)
-	if err2 != nil {
-		return nil, fault(err2)
-	}
-	return &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs), Claims: claims}, nil
+	return res, nil
 }
 
 // messageTree nests messages by parent; msgs come in order of creation, so siblings do too.
