@@ -11,14 +11,11 @@ import (
 // same port with fsync on, and a row committed before an immediate stop is still there.
 func TestRestartKeepsCommittedRows(t *testing.T) {
 	ctx := context.Background()
-	c, err := Start(ctx)
+	c, err := StartWith(ctx, Options{Durable: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Stop() })
-	if err := c.MakeDurable(ctx); err != nil {
-		t.Fatal(err)
-	}
 	exec := func(sql string) {
 		t.Helper()
 		conn, err := pgx.Connect(ctx, c.URL("postgres"))
