@@ -193,6 +193,8 @@ func (f *Forum) writeMessagePostgres(ctx context.Context, w MessageWrite) error 
 	case err != nil:
 		return translate(err) // no row (uncounted): the thread is gone (ErrNotFound)
 	case messageID.Valid:
+	case c == nil:
+		return ErrNotFound
 	case !live:
 		return revokedSince(c.Token)
 	case recent >= c.Limit:
