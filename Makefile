@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer fmt clean
+.PHONY: build run test bench curves generate assets tools pgbouncer fmt clean
 
 ## build: bin/parley, with the assets embedded
 build: assets generate
@@ -37,6 +37,12 @@ test: assets tools pgbouncer
 ## bench: every benchmark, on SQLite and Postgres
 bench: assets tools
 	$(WITH_POSTGRES) -- $(GO) test -run '^$$' -bench . -benchmem ./...
+
+## curves: the scale curves in docs/curves (forums of 10k, 100k and 1M messages on SQLite and a
+## throwaway Postgres; about 10 minutes); e.g. CURVES_FLAGS="--sizes 10000,100000" for fewer
+curves:
+	$(GO) build -o bin/parley-curves ./cmd/parley-curves
+	bin/parley-curves --out docs/curves $(CURVES_FLAGS)
 
 ## generate: the Go code of the templ files
 generate:
