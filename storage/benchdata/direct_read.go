@@ -139,7 +139,7 @@ func readQueries(kind storage.Kind) (thread, messages, claims, stances string) {
 		state_origin, state_confirmed_at, evidence, valid_until, superseded_by,
 		provenance_model, provenance_client, created_at, updated_at
 		FROM claims WHERE thread_id = ? ORDER BY id`
-	stances = `SELECT stance.*, signing_key.public_key FROM stances AS stance
+	stances = `SELECT stance.*, signing_key.public_key FROM claim_stances AS stance
 		LEFT JOIN signing_keys AS signing_key ON signing_key.id = stance.signature_key_id
 		WHERE stance.claim_id IN (SELECT id FROM claims WHERE thread_id = ?) ORDER BY stance.id`
 	return thread, messages, claims, stances
