@@ -28,61 +28,73 @@ type point struct {
 	Reps     int
 }
 
-// measure seeds, for each database and size, a fresh forum and times every operation on it.
-// The operations take turns, one repetition of each per round, so that a burst of load on the
-// shared machine weighs on all of them alike rather than on whichever ran at the time.
+// measure seeds, for each database, a fresh forum of each size and times every operation on
+// them. The forums of one database are measured together, in rounds: each round calls every
+// operation once on every forum, so that the load of the shared machine, which changes over
+// minutes, weighs on the small and the large forum alike — the curves compare sizes measured
+// side by side, not at different times.
 func measure(ctx context.Context, cfg config, open opener, log io.Writer) ([]point, error) {
 	var points []point
 	for _, kind := range cfg.Kinds {
-		for _, size := range cfg.Sizes {
-			ps, err := measureForum(ctx, cfg, open, kind, size, log)
-			if err != nil {
-				return nil, fmt.Errorf("%s, %d messages: %w", kind, size, err)
-			}
-			points = append(points, ps...)
+		ps, err := measureKind(ctx, cfg, open, kind, log)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kind, err)
 		}
+		points = append(points, ps...)
 	}
 	return points, nil
 }
 
-func measureForum(ctx context.Context, cfg config, open opener, kind storage.Kind, size int, log io.Writer) (_ []point, err error) {
-	db, remove, err := open(ctx, kind)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if rerr := remove(); err == nil && rerr != nil {
-			err = fmt.Errorf("removing the forum: %w", rerr)
+func measureKind(ctx context.Context, cfg config, open opener, kind storage.Kind, log io.Writer) (_ []point, err error) {
+	rounds := cfg.Warmup + cfg.Reps
+	forums := make([]*forum, len(cfg.Sizes))
+	for i, size := range cfg.Sizes {
+		db, remove, err := open(ctx, kind)
+		if err != nil {
+			return nil, err
 		}
-	}()
-	began := time.Now()
-	f, err := newForum(ctx, db, size, cfg.Warmup+cfg.Reps)
-	if err != nil {
-		return nil, err
+		defer func() {
+			if rerr := remove(); err == nil && rerr != nil {
+				err = fmt.Errorf("removing the forum of %d messages: %w", size, rerr)
+			}
+		}()
+		began := time.Now()
+		if forums[i], err = newForum(ctx, db, size, rounds); err != nil {
+			return nil, fmt.Errorf("%d messages: %w", size, err)
+		}
+		fmt.Fprintf(log, "parley-curves: %s, %d messages: seeded in %v, prepared in %v\n", kind, size,
+			forums[i].seedTime.Round(time.Millisecond), (time.Since(began) - forums[i].seedTime).Round(time.Millisecond))
 	}
-	fmt.Fprintf(log, "parley-curves: %s, %d messages: seeded in %v, prepared in %v\n",
-		kind, size, f.seedTime.Round(time.Millisecond), (time.Since(began) - f.seedTime).Round(time.Millisecond))
 
-	ops := f.operations()
-	times := make([][]time.Duration, len(ops))
-	for round := 0; round < cfg.Warmup+cfg.Reps; round++ {
-		for i, op := range ops {
-			t0 := time.Now()
-			if err := op.run(ctx, round); err != nil {
-				return nil, fmt.Errorf("%s: %w", op.name, err)
-			}
-			if round >= cfg.Warmup {
-				times[i] = append(times[i], time.Since(t0))
+	ops := make([][]operation, len(forums))
+	times := make([][][]time.Duration, len(forums)) // forum, operation, repetition
+	for i, f := range forums {
+		ops[i] = f.operations()
+		times[i] = make([][]time.Duration, len(ops[i]))
+	}
+	for round := 0; round < rounds; round++ {
+		for i := range forums {
+			for j, op := range ops[i] {
+				t0 := time.Now()
+				if err := op.run(ctx, round); err != nil {
+					return nil, fmt.Errorf("%d messages: %s: %w", cfg.Sizes[i], op.name, err)
+				}
+				if round >= cfg.Warmup {
+					times[i][j] = append(times[i][j], time.Since(t0))
+				}
 			}
 		}
 	}
+
 	var points []point
-	for i, op := range ops {
-		p := point{Kind: kind, Messages: size, Op: op.name, Reps: cfg.Reps,
-			Median: percentile(times[i], 50), P90: percentile(times[i], 90)}
-		fmt.Fprintf(log, "parley-curves: %s, %d messages: %-18s median %9.3f ms  p90 %9.3f ms\n",
-			kind, size, op.name, ms(p.Median), ms(p.P90))
-		points = append(points, p)
+	for i, size := range cfg.Sizes {
+		for j, op := range ops[i] {
+			p := point{Kind: kind, Messages: size, Op: op.name, Reps: cfg.Reps,
+				Median: percentile(times[i][j], 50), P90: percentile(times[i][j], 90)}
+			fmt.Fprintf(log, "parley-curves: %s, %d messages: %-18s median %9.3f ms  p90 %9.3f ms\n",
+				kind, size, op.name, ms(p.Median), ms(p.P90))
+			points = append(points, p)
+		}
 	}
 	return points, nil
 }
