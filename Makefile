@@ -39,7 +39,7 @@ bench: assets tools
 	$(WITH_POSTGRES) -- $(GO) test -run '^$$' -bench . -benchmem ./...
 
 ## curves: the scale curves in docs/curves (forums of 10k, 100k and 1M messages on SQLite and a
-## throwaway Postgres; about 10 minutes); e.g. CURVES_FLAGS="--sizes 10000,100000" for fewer
+## throwaway Postgres; 11–21 minutes on the shared 2-core machine); CURVES_FLAGS="--sizes …" for others
 curves:
 	$(GO) build -o bin/parley-curves ./cmd/parley-curves
 	bin/parley-curves --out docs/curves $(CURVES_FLAGS)
