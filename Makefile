@@ -18,7 +18,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite soak
+.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite soak curves
 
 # Extra flags of parley-load for the load targets, last so that they win, e.g.
 # make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
@@ -70,6 +70,12 @@ SOAK_DB ?= postgres
 soak: build
 	$(GO) build -o bin/parley-soak ./cmd/parley-soak
 	bin/parley-soak --parley bin/parley --duration $(SOAK_DURATION) --agents $(SOAK_AGENTS) --db $(SOAK_DB) $(SOAK_FLAGS)
+
+## curves: the scale curves in docs/curves (forums of 10k, 100k and 1M messages on SQLite and a
+## throwaway Postgres; 11–21 minutes on the shared 2-core machine); CURVES_FLAGS="--sizes …" for others
+curves:
+	$(GO) build -o bin/parley-curves ./cmd/parley-curves
+	bin/parley-curves --out docs/curves $(CURVES_FLAGS)
 
 ## generate: the Go code of the templ files
 generate:

@@ -190,6 +190,7 @@ func (d *Direct) insertEvent(ctx context.Context, tx *sql.Tx, now time.Time, thr
 type directQueries struct {
 	insertThread, insertMessage, insertEvent                      string
 	opened, answered, answeredState, noted, settled, settledState string
+	readThread, readMessages, readClaims, readStances             string // see ReadThread
 }
 
 func directQueriesFor(kind storage.Kind) directQueries {
@@ -230,9 +231,11 @@ func directQueriesFor(kind storage.Kind) directQueries {
 			inbox_to = NULL, updated_at = ?,
 			state = ?, state_origin = 'llm', state_confirmed_at = NULL, state_event_id = ?, ` + position + ` WHERE id = ?`,
 	}
+	q.readThread, q.readMessages, q.readClaims, q.readStances = readQueries(kind)
 	if kind == storage.Postgres {
 		for _, s := range []*string{&q.insertThread, &q.insertMessage, &q.insertEvent, &q.opened,
-			&q.answered, &q.answeredState, &q.noted, &q.settled, &q.settledState} {
+			&q.answered, &q.answeredState, &q.noted, &q.settled, &q.settledState,
+			&q.readThread, &q.readMessages, &q.readClaims, &q.readStances} {
 			*s = numbered(*s)
 		}
 	}
