@@ -155,6 +155,7 @@ func TestHostileStrings(t *testing.T) {
 	fields := hostileFields()
 	values := hostileValues()
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		t.Parallel() // the two databases side by side: each has its own server
 		s := newServer(t, db, relaxedLimits())
 		c := newCast(s)
 		leaks := newLeakScanner(t, s)

@@ -26,6 +26,7 @@ import (
 func TestSecurityMatrix(t *testing.T) {
 	onThread, standalone := operations()
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		t.Parallel() // the two databases side by side: each has its own server
 		s := newServer(t, db, relaxedLimits())
 		c := newCast(s)
 		leaks := newLeakScanner(t, s)
