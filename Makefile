@@ -35,9 +35,11 @@ build: assets generate
 run: build
 	./bin/parley serve
 
-## test: every test, with the race detector, on SQLite and Postgres; then govulncheck
+## test: every test, with the race detector, on SQLite and Postgres; then govulncheck.
+## A package may take 20 minutes, not go test's 10: tests/security takes 8 on a 2-core
+## machine that runs other builds beside it
 test: assets tools pgbouncer
-	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 ./... || status=$$?; \
+	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
 	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \
 	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
 	exit $$status
