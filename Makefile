@@ -18,11 +18,18 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite soak curves
+.PHONY: build run test bench generate assets tools pgbouncer fmt clean load load-memory load-sqlite soak curves vulncheck
 
 # Extra flags of parley-load for the load targets, last so that they win, e.g.
 # make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
 LOAD_ARGS ?=
+
+# The Go vulnerability database that govulncheck reads, built from this version of its source
+# module (golang.org/x/vulndb) fetched through the Go module proxy: vuln.go.dev need not be
+# reachable, and every run checks against the same data. docs/reliability.md says how to
+# move it forward.
+VULNDB_VERSION := v0.0.0-20261105234957-e22db6528018
+VULNDB := bin/vulndb
 
 ## build: bin/parley, with the assets embedded
 build: assets generate
@@ -32,11 +39,20 @@ build: assets generate
 run: build
 	./bin/parley serve
 
-## test: every test, with the race detector, on SQLite and Postgres
+## test: every test, with the race detector, on SQLite and Postgres; then govulncheck.
+## A package may take 20 minutes, not go test's 10: tests/security takes 8 on a 2-core
+## machine that runs other builds beside it
 test: assets tools pgbouncer
-	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 ./... || status=$$?; \
+	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
+	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \
 	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
 	exit $$status
+
+## vulncheck: govulncheck over every package, against the pinned vulnerability database;
+## fails when the code reaches a known vulnerability (in a module or the standard library)
+vulncheck:
+	GO=$(GO) $(GO) run ./tests/vulncheck/vulndb -version $(VULNDB_VERSION) -out $(VULNDB)
+	$(GO) tool govulncheck -db file://$(CURDIR)/$(VULNDB) ./...
 
 ## bench: every benchmark, on SQLite and Postgres
 bench: assets tools

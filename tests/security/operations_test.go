@@ -1,0 +1,182 @@
+package security
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// operation is one operation of § 10: its MCP tool and its HTTP route, the right it needs,
+// and how its input is made for a prepared thread.
+type operation struct {
+	name string
+	tool string // "" when only HTTP serves it
+	// method and path of the HTTP route; :thread, :claim and :ref take the input's field of
+	// that name, the other fields go in the query (GET) or the JSON body.
+	method, path string
+	needs        string
+	onThread     bool   // its subject is the case's thread, or the thread's claim
+	writes       bool   // it changes the thread or its claims when accepted
+	kind         string // the kind it sends, for send
+	// input is the operation's input for thread f, as caller speaks (from.extension where
+	// the operation takes one).
+	input func(f fixture, extension string) map[string]any
+}
+
+// markAs and claimMarkAs are the states the matrix's marks set.
+const (
+	markAs      = "open"
+	claimMarkAs = "unverified"
+)
+
+func from(extension string, m map[string]any) map[string]any {
+	if extension != "" {
+		m["from"] = map[string]any{"extension": extension}
+	}
+	return m
+}
+
+func evidence(ref string) []any { return []any{map[string]any{"kind": "note", "ref": ref}} }
+
+// kinds are the nine kinds of § 3, each an operation of the matrix.
+var kinds = []string{"ask", "answer", "note", "decide", "close", "defer", "reject", "obsolete", "reopen"}
+
+// operations are every operation of § 10 and § 12–13 on a thread; standalone are those
+// without one (their outcome depends on the caller alone).
+func operations() (onThread, standalone []operation) {
+	for _, k := range kinds {
+		k := k
+		onThread = append(onThread, operation{name: "send " + k, tool: "send", method: http.MethodPost, path: "/v1/messages",
+			needs: needWrite, onThread: true, writes: true, kind: k,
+			input: func(f fixture, ext string) map[string]any {
+				return from(ext, map[string]any{"kind": k, "thread": f.thread, "body": "A " + k + " of the matrix."})
+			}})
+	}
+	thread := func(f fixture, _ string) map[string]any { return map[string]any{"thread": f.thread} }
+	claim := func(f fixture, _ string) map[string]any { return map[string]any{"claim": f.claim} }
+	onThread = append(onThread,
+		operation{name: "confirm", tool: "confirm", method: http.MethodPost, path: "/v1/threads/:thread/confirm",
+			needs: needLock, onThread: true, writes: true, input: thread},
+		operation{name: "mark", tool: "mark", method: http.MethodPost, path: "/v1/threads/:thread/mark",
+			needs: needHuman, onThread: true, writes: true,
+			input: func(f fixture, _ string) map[string]any { return map[string]any{"thread": f.thread, "state": markAs} }},
+		operation{name: "read_thread", tool: "read_thread", method: http.MethodGet, path: "/v1/threads/:thread",
+			needs: needRead, onThread: true, input: thread},
+		operation{name: "read_events", tool: "read_events", method: http.MethodGet, path: "/v1/threads/:thread/events",
+			needs: needRead, onThread: true, input: thread},
+		operation{name: "claim_assert", tool: "claim_assert", method: http.MethodPost, path: "/v1/claims",
+			needs: needWrite, onThread: true, writes: true,
+			input: func(f fixture, ext string) map[string]any {
+				return from(ext, map[string]any{"thread": f.thread, "statement": "The matrix asserts.", "evidence": evidence("a test")})
+			}},
+		operation{name: "claim_attest", tool: "claim_attest", method: http.MethodPost, path: "/v1/claims/:claim/attest",
+			needs: needWrite, onThread: true, writes: true,
+			input: func(f fixture, ext string) map[string]any {
+				return from(ext, map[string]any{"claim": f.claim, "evidence": evidence("seen too")})
+			}},
+		operation{name: "claim_refute", tool: "claim_refute", method: http.MethodPost, path: "/v1/claims/:claim/refute",
+			needs: needWrite, onThread: true, writes: true,
+			input: func(f fixture, ext string) map[string]any {
+				return from(ext, map[string]any{"claim": f.claim, "evidence": evidence("port 9090 in the log"), "body": "It listens on 9090."})
+			}},
+		operation{name: "claim_verify", tool: "claim_verify", method: http.MethodPost, path: "/v1/claims/:claim/verify",
+			needs: needVerify, onThread: true, writes: true,
+			input: func(f fixture, ext string) map[string]any { return from(ext, map[string]any{"claim": f.claim}) }},
+		operation{name: "claim mark", method: http.MethodPost, path: "/v1/claims/:claim/mark",
+			needs: needHuman, onThread: true, writes: true,
+			input: func(f fixture, _ string) map[string]any {
+				return map[string]any{"claim": f.claim, "state": claimMarkAs}
+			}},
+		operation{name: "claim_read", tool: "claim_read", method: http.MethodGet, path: "/v1/claims/:claim",
+			needs: needRead, onThread: true, input: claim},
+		operation{name: "claim_graph", tool: "claim_graph", method: http.MethodGet, path: "/v1/graph",
+			needs: needRead, onThread: true, input: thread},
+	)
+	none := func(fixture, string) map[string]any { return map[string]any{} }
+	standalone = []operation{
+		{name: "get_manifest", tool: "get_manifest", method: http.MethodGet, path: "/v1/manifest", needs: public, input: none},
+		{name: "list_threads", tool: "list_threads", method: http.MethodGet, path: "/v1/threads", needs: needRead,
+			input: func(fixture, string) map[string]any { return map[string]any{"state": "open", "limit": 5} }},
+		{name: "inbox", tool: "inbox", method: http.MethodGet, path: "/v1/inbox", needs: needRead, input: none},
+		{name: "search", tool: "search", method: http.MethodGet, path: "/v1/search", needs: needRead,
+			input: func(fixture, string) map[string]any { return map[string]any{"q": "port"} }},
+		{name: "artifact_put", tool: "artifact_put", method: http.MethodPut, path: "/v1/artifacts", needs: needWrite,
+			input: func(fixture, string) map[string]any {
+				return map[string]any{"content_base64": base64.StdEncoding.EncodeToString(artifact), "media_type": "text/plain"}
+			}},
+		{name: "artifact_get", tool: "artifact_get", method: http.MethodGet, path: "/v1/artifacts/:ref", needs: needRead,
+			input: func(fixture, string) map[string]any { return map[string]any{"ref": storedArtifact} }},
+		{name: "key_register", tool: "key_register", method: http.MethodPut, path: "/v1/keys", needs: needWrite,
+			input: func(fixture, string) map[string]any { return map[string]any{"public_key": newPublicKey()} }},
+		{name: "list keys", method: http.MethodGet, path: "/v1/keys", needs: needRead,
+			input: func(fixture, string) map[string]any { return map[string]any{"identity": creatorIdentity} }},
+		{name: "feed", method: http.MethodGet, path: "/v1/feed", needs: needRead, input: none},
+	}
+	return onThread, standalone
+}
+
+// artifact is what artifact_put stores; storedArtifact is its ref, sha256:<hex> of its bytes
+// (§ 13). The matrix stores it before any case reads it.
+var (
+	artifact       = []byte("listening on :8080\n")
+	artifactSum    = sha256.Sum256(artifact)
+	storedArtifact = "sha256:" + hex.EncodeToString(artifactSum[:])
+)
+
+func newPublicKey() string {
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return base64.StdEncoding.EncodeToString(pub)
+}
+
+// httpRequest is the route's request for input: the path's fields in the path, the rest in
+// the query or the body. artifact_put sends the artifact's bytes as the body itself.
+func (op operation) httpRequest(input map[string]any) (target, contentType string, body []byte) {
+	path := op.path
+	rest := map[string]any{}
+	for k, v := range input {
+		if strings.Contains(path, ":"+k) {
+			path = strings.Replace(path, ":"+k, url.PathEscape(v.(string)), 1)
+			continue
+		}
+		rest[k] = v
+	}
+	switch {
+	case op.name == "artifact_put":
+		raw, err := base64.StdEncoding.DecodeString(rest["content_base64"].(string))
+		if err != nil {
+			panic(err)
+		}
+		return path, rest["media_type"].(string), raw
+	case op.method == http.MethodGet:
+		q := url.Values{}
+		keys := make([]string, 0, len(rest))
+		for k := range rest {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			q.Set(k, fmt.Sprint(rest[k]))
+		}
+		if len(q) > 0 {
+			path += "?" + q.Encode()
+		}
+		return path, "", nil
+	default:
+		raw, err := json.Marshal(rest)
+		if err != nil {
+			panic(err)
+		}
+		return path, "application/json", raw
+	}
+}
