@@ -2,6 +2,13 @@
 # beyond Go, npm and, for the tests, a Postgres server program (or PARLEY_TEST_POSTGRES).
 
 GO ?= $(shell command -v go 2>/dev/null || echo /usr/local/go/bin/go)
+
+# Parley builds and tests with Go 1.27.3. The machine's go command fetches that release from
+# the Go module proxy on first use (about 76 MB, once per machine) and runs it for every Go
+# command below. Go 1.26.8 has ten known vulnerabilities that Parley's code reaches (net/http,
+# crypto/tls, crypto/x509, net/textproto; `make vulncheck` lists them), fixed only in newer
+# releases. Outside make, export the same variable (README, "Building").
+export GOTOOLCHAIN := go1.27.3
 NPM ?= npm
 
 # Runs a command beside one throwaway Postgres shared by all test packages. Built, not

@@ -2,6 +2,8 @@ module github.com/parleyforum/parley
 
 go 1.26.8
 
+toolchain go1.27.3
+
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/PuerkitoBio/goquery v1.13.0
