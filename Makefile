@@ -47,8 +47,9 @@ run: build
 	./bin/parley serve
 
 ## test: every test, with the race detector, on SQLite and Postgres; then govulncheck.
-## A package may take 20 minutes, not go test's 10: tests/security takes 8 on a 2-core
-## machine that runs other builds beside it
+## A package may take 20 minutes, not go test's 10: the longest (protocol, web, cmd/parley,
+## tests/browser, tests/security) take about 2.5 minutes each on a quiet 2-core machine and
+## came near 10 on one that ran other builds beside them
 test: assets tools pgbouncer
 	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
 	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \
