@@ -31,7 +31,7 @@ type claimTx struct {
 func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(ctx context.Context, c *claimTx) (*storage.Claim, error)) (*ClaimResult, error) {
 	var claim *storage.Claim
 	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
-		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
+		c := &claimTx{s: s, f: f.In(ScopeOf(a)), actor: a, ext: ext, now: storage.Now()}
 		var err error
 		claim, err = fn(ctx, c)
 		return err
@@ -39,7 +39,7 @@ func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(
 	if err != nil {
 		return nil, fault(err)
 	}
-	return s.readClaim(ctx, claim.ID)
+	return s.readClaim(ctx, a, claim.ID)
 }
 
 // lockThread locks the thread a claim lives in, so that its writers take turns.
