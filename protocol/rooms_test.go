@@ -98,19 +98,58 @@ func TestRoomScopeLeaksNothing(t *testing.T) {
 			name string
 			call func(id, msg, claim string) error
 		}{
-			{"read_thread", func(id, _, _ string) error { _, err := f.svc.ReadThread(ctx, me, []byte(jsonOf(map[string]any{"thread": id}))); return err }},
-			{"read_events", func(id, _, _ string) error { _, err := f.svc.ReadEvents(ctx, me, []byte(jsonOf(map[string]any{"thread": id}))); return err }},
-			{"answer", func(id, _, _ string) error { _, err := f.svc.Send(ctx, me, []byte(envelope("answer", id, "Yes."))); return err }},
-			{"reply to a message", func(_, msg, _ string) error { _, err := f.svc.Send(ctx, me, []byte(envelope("note", "", "Noted.", "parent", msg))); return err }},
-			{"reply to a message in my thread", func(_, msg, _ string) error { _, err := f.svc.Send(ctx, me, []byte(envelope("note", f.inResearch.Thread.ID, "Noted.", "parent", msg))); return err }},
-			{"close", func(id, _, _ string) error { _, err := f.svc.Send(ctx, me, []byte(envelope("close", id, "Done."))); return err }},
-			{"confirm", func(id, _, _ string) error { _, err := f.svc.Confirm(ctx, me, []byte(jsonOf(map[string]any{"thread": id}))); return err }},
-			{"claim_assert", func(id, _, _ string) error { _, err := claimOp(f.svc, me, "assert", jsonOf(map[string]any{"thread": id, "statement": "S.", "evidence": json.RawMessage(proof)})); return err }},
-			{"claim_read", func(_, _, c string) error { _, err := claimOp(f.svc, me, "read", jsonOf(map[string]any{"claim": c})); return err }},
-			{"claim_attest", func(_, _, c string) error { _, err := claimOp(f.svc, me, "attest", jsonOf(map[string]any{"claim": c, "evidence": json.RawMessage(proof)})); return err }},
-			{"claim_refute", func(_, _, c string) error { _, err := claimOp(f.svc, me, "refute", jsonOf(map[string]any{"claim": c, "body": "No.", "evidence": json.RawMessage(proof)})); return err }},
-			{"claim_verify", func(_, _, c string) error { _, err := claimOp(f.svc, me, "verify", jsonOf(map[string]any{"claim": c, "evidence": json.RawMessage(proof)})); return err }},
-			{"claim_graph", func(id, _, _ string) error { _, err := f.svc.Graph(ctx, me, []byte(jsonOf(map[string]any{"thread": id}))); return err }},
+			{"read_thread", func(id, _, _ string) error {
+				_, err := f.svc.ReadThread(ctx, me, []byte(jsonOf(map[string]any{"thread": id})))
+				return err
+			}},
+			{"read_events", func(id, _, _ string) error {
+				_, err := f.svc.ReadEvents(ctx, me, []byte(jsonOf(map[string]any{"thread": id})))
+				return err
+			}},
+			{"answer", func(id, _, _ string) error {
+				_, err := f.svc.Send(ctx, me, []byte(envelope("answer", id, "Yes.")))
+				return err
+			}},
+			{"reply to a message", func(_, msg, _ string) error {
+				_, err := f.svc.Send(ctx, me, []byte(envelope("note", "", "Noted.", "parent", msg)))
+				return err
+			}},
+			{"reply to a message in my thread", func(_, msg, _ string) error {
+				_, err := f.svc.Send(ctx, me, []byte(envelope("note", f.inResearch.Thread.ID, "Noted.", "parent", msg)))
+				return err
+			}},
+			{"close", func(id, _, _ string) error {
+				_, err := f.svc.Send(ctx, me, []byte(envelope("close", id, "Done.")))
+				return err
+			}},
+			{"confirm", func(id, _, _ string) error {
+				_, err := f.svc.Confirm(ctx, me, []byte(jsonOf(map[string]any{"thread": id})))
+				return err
+			}},
+			{"claim_assert", func(id, _, _ string) error {
+				_, err := claimOp(f.svc, me, "assert", jsonOf(map[string]any{"thread": id, "statement": "S.", "evidence": json.RawMessage(proof)}))
+				return err
+			}},
+			{"claim_read", func(_, _, c string) error {
+				_, err := claimOp(f.svc, me, "read", jsonOf(map[string]any{"claim": c}))
+				return err
+			}},
+			{"claim_attest", func(_, _, c string) error {
+				_, err := claimOp(f.svc, me, "attest", jsonOf(map[string]any{"claim": c, "evidence": json.RawMessage(proof)}))
+				return err
+			}},
+			{"claim_refute", func(_, _, c string) error {
+				_, err := claimOp(f.svc, me, "refute", jsonOf(map[string]any{"claim": c, "body": "No.", "evidence": json.RawMessage(proof)}))
+				return err
+			}},
+			{"claim_verify", func(_, _, c string) error {
+				_, err := claimOp(f.svc, me, "verify", jsonOf(map[string]any{"claim": c, "evidence": json.RawMessage(proof)}))
+				return err
+			}},
+			{"claim_graph", func(id, _, _ string) error {
+				_, err := f.svc.Graph(ctx, me, []byte(jsonOf(map[string]any{"thread": id})))
+				return err
+			}},
 			{"feed", func(id, _, _ string) error {
 				feed, err := f.svc.OpenFeed(ctx, me, []byte(jsonOf(map[string]any{"thread": id})))
 				if err == nil {

@@ -36,7 +36,7 @@ func (h *Handler) tools() []tool {
 	s, l := h.svc, h.svc.Limits()
 	thread := str("th_<n>")
 	since := schema{"type": "string"} // a returned cursor; the descriptions say to pass it back
-	room := schema{"type": "string"} // rm_<n> or a name (the manifest's profile rooms)
+	room := schema{"type": "string"}  // rm_<n> or a name (the manifest's profile rooms)
 	return append([]tool{{
 		name: "get_manifest",
 		description: "The rules: the nine kinds, states, transitions, limits, refusal reasons, " +
