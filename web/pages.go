@@ -72,6 +72,13 @@ func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
 
+	app.Get("/rooms", p.wrap(admins, p.roomAdmin))
+	app.Post("/rooms", p.wrap(admins, p.createRoom))
+	app.Post("/rooms/move", p.wrap(members, p.moveThread))
+	app.Get("/rooms/:name", p.wrap(readers, p.roomPage))
+	app.Post("/rooms/:name", p.wrap(admins, p.updateRoom))
+	app.Post("/threads/:id/move", p.wrap(members, p.moveThread))
+
 	app.Get("/tokens", p.wrap(admins, p.tokens))
 	app.Post("/tokens", p.wrap(admins, p.createToken))
 	app.Post("/tokens/:id/revoke", p.wrap(admins, p.revokeToken))
@@ -195,6 +202,9 @@ func (r *pageRequest) htmx() bool { return r.c.Get("HX-Request") == "true" }
 
 // render answers with component in status, the page data in its context.
 func (r *pageRequest) render(status int, component templ.Component) error {
+	if status < 500 && !r.htmx() && (r.user != nil || r.p.publicRead) {
+		r.loadRooms() // the navigation's rooms
+	}
 	r.c.Status(status)
 	r.c.SetUserContext(views.WithPage(r.c.UserContext(), r.page))
 	return Render(r.c, component)
