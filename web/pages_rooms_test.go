@@ -50,7 +50,7 @@ func TestRoomPages(t *testing.T) {
 			t.Error("the thread list does not name the thread's room")
 		}
 
-		page := b.get("/threads/" + th).must(t, http.StatusOK)
+		page := b.get("/threads/"+th).must(t, http.StatusOK)
 		if page.find(`[data-thread-room="rm_1"]`).Length() != 1 || page.find(`[data-action="move"]`).Length() != 1 {
 			t.Fatal("the thread page does not name its room or lacks the room picker")
 		}
@@ -62,7 +62,7 @@ func TestRoomPages(t *testing.T) {
 		if research.find(`[data-thread-id="`+th+`"]`).Length() != 1 || !strings.Contains(research.text("h1"), "Research «R»") {
 			t.Error("/rooms/research does not list its inner room's thread")
 		}
-		if b.get("/rooms/rm_1").find(`[data-thread-id="` + th + `"]`).Length() != 0 {
+		if b.get("/rooms/rm_1").find(`[data-thread-id="`+th+`"]`).Length() != 0 {
 			t.Error("general still lists the moved thread")
 		}
 		b.get("/rooms/nowhere").must(t, http.StatusNotFound)
