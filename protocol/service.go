@@ -22,6 +22,9 @@ type Options struct {
 	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
 	// artifact; nil means the store in the database (artifact.go).
 	Artifacts func(ctx context.Context, ref string) (bool, error)
+	// Policies are the instance's policies the manifest lists (§ 17); the protocol's rules
+	// never read them.
+	Policies []PolicyInfo
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -49,6 +52,7 @@ type Service struct {
 	waits       *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
+	policies  []PolicyInfo
 }
 
 // New makes the operation layer over db.
@@ -74,6 +78,7 @@ func New(db *storage.DB, opts Options) *Service {
 		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,
+		policies:    opts.Policies,
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact
