@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleyforum/parley/locale"
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/reputation"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/views"
 )
@@ -26,6 +27,7 @@ import (
 // pages is what the handlers share.
 type pages struct {
 	svc        *protocol.Service
+	rep        *reputation.Service // the instance's reputation policy (§ 17)
 	db         *storage.DB
 	store      *sessions.CookieStore
 	logins     *loginLimiter
@@ -45,9 +47,9 @@ const (
 	admins                // signed-in administrators
 )
 
-func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
+func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Service, opts Options) {
 	p := &pages{
-		svc: svc, db: opts.DB, store: newSessionStore(opts.SessionKey),
+		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		logins: newLoginLimiter(), publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
 	}
