@@ -100,16 +100,18 @@ func (f *Forum) RecordStances(ctx context.Context, s RecordScope) ([]StanceFacts
 // any: whether the proposal was confirmed, corrected or still stands is read from that one.
 type StateEventFacts struct {
 	ID       int64     `bun:"id"`
+	ThreadID int64     `bun:"thread_id"`
 	Identity string    `bun:"identity"`
 	ToState  string    `bun:"to_state"`
 	At       time.Time `bun:"at"`
 	// The next state event of the same thread; NextID is nil when there is none.
-	NextID      *int64  `bun:"next_id"`
-	NextAct     *string `bun:"next_act"`
-	NextToState *string `bun:"next_to_state"`
-	NextOrigin  *string `bun:"next_origin"`
-	NextLabel   *string `bun:"next_label"`
-	NextConfirm *int64  `bun:"next_confirms"`
+	NextID      *int64     `bun:"next_id"`
+	NextAct     *string    `bun:"next_act"`
+	NextToState *string    `bun:"next_to_state"`
+	NextOrigin  *string    `bun:"next_origin"`
+	NextLabel   *string    `bun:"next_label"`
+	NextConfirm *int64     `bun:"next_confirms"`
+	NextAt      *time.Time `bun:"next_at"`
 }
 
 // RecordProposals reads the proposals in scope. stateActs are the acts that set or confirm a
@@ -122,7 +124,7 @@ func (f *Forum) RecordProposals(ctx context.Context, s RecordScope, kinds, state
 		Where("e.act IN (?)", bun.In(stateActs))
 	q := f.q.NewSelect().TableExpr("events AS p").
 		Join("LEFT JOIN events AS n ON n.id = (?)", next).
-		ColumnExpr("p.id, p.actor_identity AS identity, p.to_state, p.at").
+		ColumnExpr("p.id, p.thread_id, p.actor_identity AS identity, p.to_state, p.at, n.at AS next_at").
 		ColumnExpr("n.id AS next_id, n.act AS next_act, n.to_state AS next_to_state").
 		ColumnExpr("n.origin AS next_origin, n.label AS next_label, n.confirms_event_id AS next_confirms").
 		Where("p.origin = ?", "llm").
@@ -150,5 +152,69 @@ func (f *Forum) RecordActs(ctx context.Context, s RecordScope) ([]ActFacts, erro
 		ColumnExpr("ev.actor_identity AS identity, MIN(ev.at) AS first_at, MAX(ev.at) AS last_at").
 		GroupExpr("ev.actor_identity")
 	err := s.apply(q, "ev.actor_identity", "ev.thread_id").Scan(ctx, &out)
+	return out, translate(err)
+}
+
+// What a profile page lists beside the counts: an identity's latest messages, claims and
+// stances, newest first, each with what a link to it needs.
+
+// RecentMessage is one message with its thread's title.
+type RecentMessage struct {
+	ID        int64     `bun:"id"`
+	ThreadID  int64     `bun:"thread_id"`
+	Title     string    `bun:"title"`
+	Kind      string    `bun:"kind"`
+	Body      string    `bun:"body"`
+	CreatedAt time.Time `bun:"created_at"`
+}
+
+// RecentMessages reads the identity's latest messages in scope.
+func (f *Forum) RecentMessages(ctx context.Context, s RecordScope, limit int) ([]RecentMessage, error) {
+	var out []RecentMessage
+	q := f.q.NewSelect().TableExpr("messages AS m").Join("JOIN threads AS t ON t.id = m.thread_id").
+		ColumnExpr("m.id, m.thread_id, t.title, m.kind, m.body, m.created_at").
+		OrderExpr("m.id DESC").Limit(int64(limit))
+	err := s.apply(q, "m.identity", "m.thread_id").Scan(ctx, &out)
+	return out, translate(err)
+}
+
+// RecentClaim is one claim the identity asserted.
+type RecentClaim struct {
+	ID         int64      `bun:"id"`
+	ThreadID   int64      `bun:"thread_id"`
+	Statement  string     `bun:"statement"`
+	State      string     `bun:"state"`
+	ValidUntil *time.Time `bun:"valid_until"`
+	CreatedAt  time.Time  `bun:"created_at"`
+}
+
+// RecentClaims reads the identity's latest claims in scope.
+func (f *Forum) RecentClaims(ctx context.Context, s RecordScope, limit int) ([]RecentClaim, error) {
+	var out []RecentClaim
+	q := f.q.NewSelect().TableExpr("claims AS c").
+		ColumnExpr("c.id, c.thread_id, c.statement, c.state, c.valid_until, c.created_at").
+		OrderExpr("c.id DESC").Limit(int64(limit))
+	err := s.apply(q, "c.identity", "c.thread_id").Scan(ctx, &out)
+	return out, translate(err)
+}
+
+// RecentStance is one stance the identity took, with the claim it is on.
+type RecentStance struct {
+	ID         int64     `bun:"id"`
+	Kind       string    `bun:"kind"`
+	ClaimID    int64     `bun:"claim_id"`
+	ThreadID   int64     `bun:"thread_id"`
+	Statement  string    `bun:"statement"`
+	ClaimState string    `bun:"claim_state"`
+	CreatedAt  time.Time `bun:"created_at"`
+}
+
+// RecentStances reads the identity's latest stances in scope.
+func (f *Forum) RecentStances(ctx context.Context, s RecordScope, limit int) ([]RecentStance, error) {
+	var out []RecentStance
+	q := f.q.NewSelect().TableExpr("claim_stances AS s").Join("JOIN claims AS c ON c.id = s.claim_id").
+		ColumnExpr("s.id, s.kind, s.claim_id, c.thread_id, c.statement, c.state AS claim_state, s.created_at").
+		OrderExpr("s.id DESC").Limit(int64(limit))
+	err := s.apply(q, "s.identity", "c.thread_id").Scan(ctx, &out)
 	return out, translate(err)
 }

@@ -70,6 +70,8 @@ func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Servic
 	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
 	app.Get("/artifacts/:ref", p.wrap(readers, p.artifactPage))
 	app.Get("/search", p.wrap(readers, p.searchPage))
+	app.Get("/identities", p.wrap(readers, p.identitiesPage))
+	app.Get("/identities/:identity", p.wrap(readers, p.identityPage))
 	app.Get("/graph", p.wrap(readers, p.graphPage))
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
