@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -25,6 +26,9 @@ type Options struct {
 	// Policies are the instance's policies the manifest lists (§ 17); the protocol's rules
 	// never read them.
 	Policies []PolicyInfo
+	// RealmKey signs key bindings and exports (§ 14); nil means the key kept in the database,
+	// created on first use (realm_key.go).
+	RealmKey *signed.Signer
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -53,6 +57,7 @@ type Service struct {
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
 	policies  []PolicyInfo
+	realmKey  realmKeyCache
 }
 
 // New makes the operation layer over db.
@@ -79,6 +84,7 @@ func New(db *storage.DB, opts Options) *Service {
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,
 		policies:    opts.Policies,
+		realmKey:    realmKeyCache{key: opts.RealmKey},
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact
@@ -96,6 +102,17 @@ func (s *Service) Realm() string { return s.realm }
 // operation in it, except one that waits (the inbox's long poll), which bounds its own reads.
 func (s *Service) Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.deadline)
+}
+
+// writing is ctx for a write. A caller that goes away does not end a write that has begun
+// (it is carried to its commit, or rolled back whole), but the request's deadline does: a
+// write is never waited for beyond it (storage.DB.Write commits only before it).
+func writing(ctx context.Context) (context.Context, context.CancelFunc) {
+	detached := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(detached, d)
+	}
+	return detached, func() {}
 }
 
 // DB is the database the service works on.
