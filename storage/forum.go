@@ -47,6 +47,9 @@ func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) 
 	if f.prepared() {
 		return t, f.selectPrepared(ctx, pgThreadForUpdate, t, id)
 	}
+	if f.sqliteHot() {
+		return t, f.selectSQLite(ctx, f.db.sqliteModelOf(t).byID, t, id)
+	}
 	q := f.q.NewSelect().Model(t).Where("id = ?", id)
 	err := f.db.lockForUpdate(q).Scan(ctx)
 	return t, translate(err)
@@ -107,6 +110,9 @@ func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
 	if f.prepared() {
 		return m, f.selectPrepared(ctx, pgMessage, m, id)
 	}
+	if f.sqliteHot() {
+		return m, f.selectSQLite(ctx, f.db.sqliteModelOf(m).byID, m, id)
+	}
 	err := f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx)
 	return m, translate(err)
 }
@@ -130,6 +136,11 @@ func (f *Forum) Messages(ctx context.Context, threadID int64) ([]Message, error)
 
 // InsertThread stores a new thread and sets its ID.
 func (f *Forum) InsertThread(ctx context.Context, t *Thread) error {
+	if f.sqliteHot() {
+		if done, err := f.insertSQLite(ctx, t, &t.ID); done {
+			return err
+		}
+	}
 	_, err := f.q.NewInsert().Model(t).Returning("id").Exec(ctx)
 	return translate(err)
 }
@@ -154,12 +165,22 @@ func (f *Forum) OpenThread(ctx context.Context, t *Thread, writer string) error 
 
 // InsertMessage stores a new message and sets its ID.
 func (f *Forum) InsertMessage(ctx context.Context, m *Message) error {
+	if f.sqliteHot() {
+		if done, err := f.insertSQLite(ctx, m, &m.ID); done {
+			return err
+		}
+	}
 	_, err := f.q.NewInsert().Model(m).Returning("id").Exec(ctx)
 	return translate(err)
 }
 
 // InsertEvent appends an event and sets its ID.
 func (f *Forum) InsertEvent(ctx context.Context, e *Event) error {
+	if f.sqliteHot() {
+		if done, err := f.insertSQLite(ctx, e, &e.ID); done {
+			return err
+		}
+	}
 	_, err := f.q.NewInsert().Model(e).Returning("id").Exec(ctx)
 	return translate(err)
 }
@@ -183,6 +204,11 @@ var threadColumns = []string{
 // UpdateThread writes a thread's changed state. With moveInbox it also gives the thread a new
 // inbox position, so that inbox readers holding an older cursor see it again.
 func (f *Forum) UpdateThread(ctx context.Context, t *Thread, moveInbox bool) error {
+	if f.sqliteHot() {
+		if done, err := f.updateThreadSQLite(ctx, t, moveInbox); done {
+			return err
+		}
+	}
 	q := f.q.NewUpdate().Model(t).Column(threadColumns...).WherePK()
 	if moveInbox {
 		if f.db.kind == Postgres {
