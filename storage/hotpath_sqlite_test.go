@@ -106,7 +106,7 @@ func storedRows(t *testing.T, db *storage.DB, table string) []string {
 		parts = append(parts, `'`+c+`=' || typeof("`+c+`") || ':' || quote("`+c+`")`)
 	}
 	var rows []string
-	if err := db.NewRaw("SELECT " + strings.Join(parts, " || ' ' || ") + " FROM " + table + " ORDER BY rowid").Scan(ctx, &rows); err != nil {
+	if err := db.NewRaw("SELECT "+strings.Join(parts, " || ' ' || ")+" FROM "+table+" ORDER BY rowid").Scan(ctx, &rows); err != nil {
 		t.Fatalf("rows of %s: %v", table, err)
 	}
 	if len(rows) == 0 && table != "events" {
