@@ -146,7 +146,7 @@ func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) er
 		}
 		defer func() { <-db.writer }()
 	}
-	return translate(db.RunInTx(ctx, nil, fn))
+	return translate(runTx(ctx, db.DB, fn))
 }
 
 func parseURL(raw string) (Kind, string, error) {
