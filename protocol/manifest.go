@@ -7,6 +7,7 @@ type Manifest struct {
 	Parley      string           `json:"parley"`
 	Server      ServerInfo       `json:"server"`
 	Realm       string           `json:"realm"`
+	RealmKey    string           `json:"realm_key,omitempty"`
 	Limits      Limits           `json:"limits"`
 	Envelope    EnvelopeInfo     `json:"envelope"`
 	Kinds       []KindInfo       `json:"kinds"`
@@ -18,8 +19,11 @@ type Manifest struct {
 	Reasons     []ReasonInfo     `json:"reasons"`
 	CheckOrder  []string         `json:"check_order"`
 	Profiles    []ProfileInfo    `json:"profiles"`
-	Transports  Transports       `json:"transports"`
-	You         *You             `json:"you,omitempty"`
+	// Policies are the instance's own policies (§ 17), apart from the profiles: no rule of the
+	// protocol depends on them.
+	Policies   []PolicyInfo `json:"policies"`
+	Transports Transports   `json:"transports"`
+	You        *You         `json:"you,omitempty"`
 }
 
 // ServerInfo names the software.
@@ -48,6 +52,12 @@ type ProfileInfo struct {
 	*Dialectic
 }
 
+// PolicyInfo names one policy of this instance and the version in force (§ 17).
+type PolicyInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
 // Transports are where the two bindings live.
 type Transports struct {
 	MCP  string `json:"mcp"`
@@ -71,10 +81,11 @@ var profiles []ProfileInfo
 // Manifest describes this instance, and the caller when a is not nil.
 func (s *Service) Manifest(a *Actor) *Manifest {
 	m := &Manifest{
-		Parley: "1",
-		Server: ServerInfo{Name: "parley", Version: s.version},
-		Realm:  s.realm,
-		Limits: s.limits,
+		Parley:   "1",
+		Server:   ServerInfo{Name: "parley", Version: s.version},
+		Realm:    s.realm,
+		RealmKey: s.realmKeyDID(),
+		Limits:   s.limits,
 		Envelope: EnvelopeInfo{
 			Fields: map[string]string{
 				"parley":     `optional; the string "1"`,
@@ -108,6 +119,7 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 		Reasons:    Reasons,
 		CheckOrder: []string{"payload_too_large", "unauthenticated", "invalid_body", "token_right_missing", "not_found", "thread_closed", "thread_authority_missing", "self_reply", "invalid_transition", "limit_exceeded", "rate_limited"},
 		Profiles:   append([]ProfileInfo{}, profiles...),
+		Policies:   append([]PolicyInfo{}, s.policies...),
 		Transports: Transports{MCP: "/mcp", HTTP: "/v1"},
 	}
 	if a != nil {

@@ -326,7 +326,9 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		return nil, err
 	}
 	room := &storage.Room{Name: name, Title: title, Description: desc}
-	err2 := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	wctx, cancel := writing(ctx)
+	defer cancel()
+	err2 := s.db.Write(wctx, func(ctx context.Context, f *storage.Forum) error {
 		if hasParent {
 			parent, err := findRoom(ctx, f, storage.Scope{}, parentRef)
 			if err != nil {
@@ -392,7 +394,9 @@ func (s *Service) UpdateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		return nil, err
 	}
 	var room *storage.Room
-	err2 := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	wctx, cancel := writing(ctx)
+	defer cancel()
+	err2 := s.db.Write(wctx, func(ctx context.Context, f *storage.Forum) error {
 		var err error
 		if room, err = findRoom(ctx, f, storage.Scope{}, ref); err != nil {
 			return err
@@ -439,7 +443,9 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 		return nil, Refuse(ReasonTokenRightMissing, "move is for humans only")
 	}
 	var res *ModerationResult
-	err2 := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	wctx, cancel := writing(ctx)
+	defer cancel()
+	err2 := s.db.Write(wctx, func(ctx context.Context, f *storage.Forum) error {
 		f.In(ScopeOf(a))
 		t, err := f.ThreadForUpdate(ctx, id)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/parleyforum/parley/locale"
 	"github.com/parleyforum/parley/protocol"
 )
@@ -23,6 +25,9 @@ type Page struct {
 	// Rooms are the rooms the reader reaches (§ 16), for the navigation and the names of
 	// the rooms on every page; nil where there is no reader yet.
 	Rooms []*protocol.RoomView
+	// Main are attributes of the page's main element: a profile names its identity there
+	// (data-identity, § 17).
+	Main templ.Attributes
 }
 
 // Viewer is the human signed in.
