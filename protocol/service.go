@@ -99,6 +99,17 @@ func (s *Service) Bounded(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(ctx, s.deadline)
 }
 
+// writing is ctx for a write. A caller that goes away does not end a write that has begun
+// (it is carried to its commit, or rolled back whole), but the request's deadline does: a
+// write is never waited for beyond it (storage.DB.Write commits only before it).
+func writing(ctx context.Context) (context.Context, context.CancelFunc) {
+	detached := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(detached, d)
+	}
+	return detached, func() {}
+}
+
 // DB is the database the service works on.
 func (s *Service) DB() *storage.DB { return s.db }
 

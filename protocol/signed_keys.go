@@ -113,7 +113,9 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 	}
 	now := storage.Now()
 	var res *KeyResult
-	werr := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	werr := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
 		stored, created, err := f.RegisterKey(ctx, &storage.SigningKey{Identity: a.Identity, PublicKey: encoded, DID: &did, CreatedAt: now})
 		if errors.Is(err, storage.ErrAlreadyExists) {
 			return Refuse(ReasonInvalidTransition, "this key is registered to another identity; a key speaks for one identity only")

@@ -136,6 +136,7 @@ type pathID struct{ field, prefix string }
 var (
 	threadPath = pathID{"thread", "th_"}
 	claimPath  = pathID{"claim", "cl_"}
+	roomPath   = pathID{"room", "rm_"}
 )
 
 // addPathID sets the route's field to the path's id. An input that names it itself must name
