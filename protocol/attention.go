@@ -19,7 +19,7 @@ const (
 
 const attentionCursorTag = "n1"
 
-func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, state, cursor string, limit int) (*ListThreadsResult, error) {
+func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, room, state, cursor string, limit int) (*ListThreadsResult, error) {
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
@@ -30,12 +30,16 @@ func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, stat
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	return s.ByAttention(ctx, state, after, limit)
+	scope, err := s.roomScope(ctx, a, room)
+	if err != nil {
+		return nil, err
+	}
+	return s.ByAttention(ctx, scope, state, after, limit)
 }
 
 // ByAttention is one page of threads by attention, for the operation and the pages.
-func (s *Service) ByAttention(ctx context.Context, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
-	rows, err := s.db.Read().ThreadsByAttention(ctx, state, after, limit+1)
+func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
+	rows, err := s.db.Read().In(scope).ThreadsByAttention(ctx, state, after, limit+1)
 	if err != nil {
 		return nil, fault(err)
 	}

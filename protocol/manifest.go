@@ -70,6 +70,9 @@ type You struct {
 	Rights   []string `json:"rights"`
 	Label    *string  `json:"label"`
 	Human    bool     `json:"human"`
+	// Rooms are the rooms a scoped token reaches (§ 16); absent for one that reaches every
+	// room.
+	Rooms []string `json:"rooms,omitempty"`
 }
 
 // profiles lists the optional profiles that are implemented; each adds itself here.
@@ -124,6 +127,9 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 		if a.Rights.Has(RightLock) && !a.Human {
 			label := a.ModerationLabel()
 			you.Label = &label
+		}
+		if a.Scoped() {
+			you.Rooms = append([]string{}, a.RoomKeys...)
 		}
 		m.You = you
 	}

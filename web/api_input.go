@@ -138,6 +138,7 @@ type pathID struct{ field, prefix string }
 var (
 	threadPath = pathID{"thread", "th_"}
 	claimPath  = pathID{"claim", "cl_"}
+	roomPath   = pathID{"room", "rm_"}
 	// identityPath is an identity (§ 17), <realm>:<handle>, the colon perhaps escaped.
 	identityPath = pathID{"identity", ""}
 )
