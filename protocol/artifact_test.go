@@ -2,6 +2,7 @@ package protocol_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -199,7 +200,12 @@ func TestEvidenceWritesCount(t *testing.T) {
 		svc := newService(t, db, limits)
 		ctx := context.Background()
 		alice := agent("alice", "read,write")
-		key := `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 32)) + `"}`
+		// Real Ed25519 keys: a weak key (all zeros, small order) is refused before any count.
+		publicKey := func(seed string) string {
+			pub := ed25519.NewKeyFromSeed([]byte(strings.Repeat(seed, 32))).Public().(ed25519.PublicKey)
+			return `{"public_key":"` + base64.StdEncoding.EncodeToString(pub) + `"}`
+		}
+		key := publicKey("a")
 		if _, err := svc.PutArtifact(ctx, alice, []byte("one"), ""); err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +219,7 @@ func TestEvidenceWritesCount(t *testing.T) {
 		wantRefused(t, err, protocol.ReasonRateLimited)
 		_, err = svc.GetArtifact(ctx, reader, []byte(`{"ref":"`+protocol.ArtifactRef([]byte("two"))+`"}`))
 		wantRefused(t, err, protocol.ReasonNotFound)
-		other := `{"public_key":"` + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("k", 32))) + `"}`
+		other := publicKey("k")
 		_, err = svc.RegisterKey(ctx, alice, []byte(other))
 		wantRefused(t, err, protocol.ReasonRateLimited)
 		if keys, err := svc.ListKeys(ctx, alice, []byte(`{}`)); err != nil || len(keys.Keys) != 1 {
