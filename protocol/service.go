@@ -44,8 +44,8 @@ type Service struct {
 	limits   Limits
 	version  string
 	deadline time.Duration
-	// failedAuths counts failed authentications per client address.
-	failedAuths *rateLimiter
+	// authBlocks are the client addresses refused for failed authentications (bearer.go).
+	authBlocks blocks
 	waits       *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
@@ -71,7 +71,6 @@ func New(db *storage.DB, opts Options) *Service {
 		realm:       opts.Realm,
 		limits:      opts.Limits,
 		version:     opts.Version,
-		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,
 	}

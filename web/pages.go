@@ -30,7 +30,6 @@ type pages struct {
 	svc        *protocol.Service
 	db         *storage.DB
 	store      *sessions.CookieStore
-	logins     *loginLimiter
 	publicRead bool
 	log        *slog.Logger
 	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
@@ -50,7 +49,7 @@ const (
 func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	p := &pages{
 		svc: svc, db: opts.DB, store: newSessionStore(opts.SessionKey),
-		logins: newLoginLimiter(), publicRead: opts.PublicRead, log: opts.Logger,
+		publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
 	}
 	app.Get("/setup", p.wrap(anyone, p.setupForm))
