@@ -46,7 +46,7 @@ type Service struct {
 	deadline time.Duration
 	// authBlocks are the client addresses refused for failed authentications (bearer.go).
 	authBlocks blocks
-	waits       *waitSlots
+	waits      *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
 }
@@ -66,13 +66,13 @@ func New(db *storage.DB, opts Options) *Service {
 		opts.Deadline = DefaultDeadline
 	}
 	s := &Service{
-		deadline:    opts.Deadline,
-		db:          db,
-		realm:       opts.Realm,
-		limits:      opts.Limits,
-		version:     opts.Version,
-		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
-		artifacts:   opts.Artifacts,
+		deadline:  opts.Deadline,
+		db:        db,
+		realm:     opts.Realm,
+		limits:    opts.Limits,
+		version:   opts.Version,
+		waits:     newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
+		artifacts: opts.Artifacts,
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact
