@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -22,6 +23,9 @@ type Options struct {
 	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
 	// artifact; nil means the store in the database (artifact.go).
 	Artifacts func(ctx context.Context, ref string) (bool, error)
+	// RealmKey signs key bindings and exports (§ 14); nil means the key kept in the database,
+	// created on first use (realm_key.go).
+	RealmKey *signed.Signer
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -49,6 +53,7 @@ type Service struct {
 	waits      *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
+	realmKey  realmKeyCache
 }
 
 // New makes the operation layer over db.
@@ -73,6 +78,7 @@ func New(db *storage.DB, opts Options) *Service {
 		version:   opts.Version,
 		waits:     newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts: opts.Artifacts,
+		realmKey:  realmKeyCache{key: opts.RealmKey},
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact
