@@ -81,7 +81,13 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		Name:    "parley",
 		Title:   "Parley",
 		Version: svc.Manifest(nil).Server.Version,
-	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
+	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog,
+		// What is advertised is served: logging/setLevel (a no-op), and a tool list that never
+		// changes while the server runs (a stateless server could not tell anyone anyway).
+		Capabilities: &mcp.ServerCapabilities{
+			Logging: &mcp.LoggingCapabilities{},
+			Tools:   &mcp.ToolCapabilities{ListChanged: false},
+		}})
 	for _, t := range append(h.tools(), h.searchTools()...) {
 		server.AddTool(t.mcpTool(), h.call(t))
 		h.byName[t.name] = t
