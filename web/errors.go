@@ -19,6 +19,7 @@ import (
 // error, a file path) reaches the client.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff") // also on what no route answered
 		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
 		}
