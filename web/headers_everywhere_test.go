@@ -2,12 +2,14 @@ package web_test
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 	"github.com/parleyforum/parley/web"
@@ -49,6 +51,34 @@ func TestNosniffOnEveryAnswer(t *testing.T) {
 		r := f.get(target, "")
 		if r.header.Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("GET %s: %d without nosniff", target, r.status)
+		}
+	}
+}
+
+// A request whose framing cannot be read is refused without quoting it. Found: a
+// Content-Length of -1 or 1x got a 400 whose message held the whole request buffer, the
+// Authorization header included.
+func TestMalformedRequestsAreNotEchoed(t *testing.T) {
+	f := newForum(t, storagetest.Open(t, storage.SQLite), protocol.Limits{})
+	for _, cl := range []string{"-1", "1x", "99999999999999999999999"} {
+		for _, path := range []string{"/v1/messages", "/threads/1/messages"} {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := "POST " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.alice + "\r\nContent-Length: " + cl + "\r\n\r\n{}"
+			if _, err := conn.Write([]byte(req)); err != nil {
+				t.Fatal(err)
+			}
+			conn.(*net.TCPConn).CloseWrite()
+			raw, _ := io.ReadAll(conn)
+			conn.Close()
+			if strings.Contains(string(raw), f.alice) || strings.Contains(string(raw), "Authorization") {
+				t.Errorf("Content-Length %s on %s: the answer echoes the request:\n%s", cl, path, raw)
+			}
+			if !strings.HasPrefix(string(raw), "HTTP/1.1 4") {
+				t.Errorf("Content-Length %s on %s: %.100s", cl, path, raw)
+			}
 		}
 	}
 }
