@@ -36,12 +36,13 @@ func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(
 	ctx, cancel := writing(ctx)
 	defer cancel()
 	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
-		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
+		scoped := f.In(ScopeOf(a))
+		c := &claimTx{s: s, f: scoped, actor: a, ext: ext, now: storage.Now()}
 		claim, err := fn(ctx, c)
 		if err != nil {
 			return err
 		}
-		res, err = s.readClaimIn(ctx, f, claim.ID)
+		res, err = s.readClaimIn(ctx, scoped, claim.ID)
 		return err
 	})
 	if err != nil {

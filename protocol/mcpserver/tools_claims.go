@@ -53,7 +53,7 @@ func (h *Handler) claimTools() []tool {
 	}, {
 		name:        "claim_graph",
 		description: "The claim graph of a thread or all: nodes and edges, or a graphml, dot or aif document.",
-		input:       object(schema{"thread": str("th_<n>; default all"), "format": enum("", graph.FormatNames())}),
+		input:       object(schema{"thread": str("th_<n>; default all"), "room": schema{"type": "string"}, "format": enum("", graph.FormatNames())}),
 		readOnly:    true,
 		run:         op(s.Graph),
 	}}
