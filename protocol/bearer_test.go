@@ -128,3 +128,28 @@ func newSecret(t *testing.T, db *storage.DB, identity string) string {
 	}
 	return secret
 }
+
+// The failed authentications are counted in the database: two instances on one database
+// share the limit, as they share writes_per_minute.
+func TestFailedAuthenticationsAreLimitedAcrossInstances(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		ctx := context.Background()
+		limits := protocol.DefaultLimits()
+		limits.FailedAuthsPerMinute = 4
+		one := protocol.New(db, protocol.Options{Limits: limits})
+		two := protocol.New(db, protocol.Options{Limits: limits})
+		const guesser = "192.0.2.66"
+		for i, svc := range []*protocol.Service{one, two, one, two} {
+			_, err := svc.AuthenticateHeader(ctx, guesser, []string{"Bearer parley_guess"})
+			if e, ok := protocol.AsError(err); !ok || e.Reason != protocol.ReasonUnauthenticated {
+				t.Fatalf("guess %d: %v, want unauthenticated", i+1, err)
+			}
+		}
+		for i, svc := range []*protocol.Service{two, one} {
+			_, err := svc.AuthenticateHeader(ctx, guesser, []string{"Bearer parley_guess"})
+			if e, ok := protocol.AsError(err); !ok || e.Reason != protocol.ReasonRateLimited {
+				t.Fatalf("instance %d after 4 failures on both: %v, want rate_limited", i+1, err)
+			}
+		}
+	})
+}

@@ -93,6 +93,11 @@ func (s *Service) Assert(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 				return nil, refusal
 			}
 		}
+		if n, err := c.f.CountClaimsOf(ctx, t.ID); err != nil {
+			return nil, err
+		} else if n >= s.limits.ThreadMaxClaims {
+			return nil, Refuse(ReasonLimitExceeded, "thread %s has reached thread_max_claims (%d)", ThreadKey(t.ID), s.limits.ThreadMaxClaims)
+		}
 		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}

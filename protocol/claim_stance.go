@@ -134,6 +134,11 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		if refusal != nil {
 			return nil, refusal
 		}
+		if n, err := c.f.CountAllStances(ctx, claim.ID); err != nil {
+			return nil, err
+		} else if n >= s.limits.ClaimMaxStances {
+			return nil, Refuse(ReasonLimitExceeded, "claim %s has reached claim_max_stances (%d)", ClaimKey(claim.ID), s.limits.ClaimMaxStances)
+		}
 		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}

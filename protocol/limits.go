@@ -23,6 +23,8 @@ type Limits struct {
 	EvidenceRefMaxChars     int `json:"evidence_ref_max_chars"`
 	VerifyQuorum            int `json:"verify_quorum"`
 	ArtifactMaxBytes        int `json:"artifact_max_bytes"`
+	ThreadMaxClaims         int `json:"thread_max_claims"`
+	ClaimMaxStances         int `json:"claim_max_stances"`
 	InboxMaxWaitSeconds     int `json:"inbox_max_wait_seconds"`
 	// Long polls waiting at once, per identity and on the whole instance: each waiter is a
 	// held request, and one identity must not take every place.
@@ -50,6 +52,8 @@ func DefaultLimits() Limits {
 		EvidenceRefMaxChars:     2048,
 		VerifyQuorum:            1,
 		ArtifactMaxBytes:        1048576,
+		ThreadMaxClaims:         200,
+		ClaimMaxStances:         100,
 		InboxMaxWaitSeconds:     30,
 		InboxWaitsPerIdentity:   8,
 		InboxWaitsMax:           1000,
@@ -74,6 +78,8 @@ func (l *Limits) fields() map[string]*int {
 		"evidence_ref_max_chars":     &l.EvidenceRefMaxChars,
 		"verify_quorum":              &l.VerifyQuorum,
 		"artifact_max_bytes":         &l.ArtifactMaxBytes,
+		"thread_max_claims":          &l.ThreadMaxClaims,
+		"claim_max_stances":          &l.ClaimMaxStances,
 		"inbox_max_wait_seconds":     &l.InboxMaxWaitSeconds,
 		"inbox_waits_per_identity":   &l.InboxWaitsPerIdentity,
 		"inbox_waits_max":            &l.InboxWaitsMax,

@@ -51,9 +51,9 @@ type Service struct {
 	limits   Limits
 	version  string
 	deadline time.Duration
-	// failedAuths counts failed authentications per client address.
-	failedAuths *rateLimiter
-	waits       *waitSlots
+	// authBlocks are the client addresses refused for failed authentications (bearer.go).
+	authBlocks blocks
+	waits      *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
 	policies  []PolicyInfo
@@ -75,16 +75,15 @@ func New(db *storage.DB, opts Options) *Service {
 		opts.Deadline = DefaultDeadline
 	}
 	s := &Service{
-		deadline:    opts.Deadline,
-		db:          db,
-		realm:       opts.Realm,
-		limits:      opts.Limits,
-		version:     opts.Version,
-		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
-		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
-		artifacts:   opts.Artifacts,
-		policies:    opts.Policies,
-		realmKey:    realmKeyCache{key: opts.RealmKey},
+		deadline:  opts.Deadline,
+		db:        db,
+		realm:     opts.Realm,
+		limits:    opts.Limits,
+		version:   opts.Version,
+		waits:     newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
+		artifacts: opts.Artifacts,
+		policies:  opts.Policies,
+		realmKey:  realmKeyCache{key: opts.RealmKey},
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact

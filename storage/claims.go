@@ -150,3 +150,15 @@ func (f *Forum) CountStances(ctx context.Context, claimID int64, kind string) (i
 	n, err := f.q.NewSelect().Model((*Stance)(nil)).Where("claim_id = ?", claimID).Where("kind = ?", kind).Count(ctx)
 	return int(n), translate(err)
 }
+
+// CountAllStances counts the stances of every kind on a claim (claim_max_stances).
+func (f *Forum) CountAllStances(ctx context.Context, claimID int64) (int, error) {
+	n, err := f.q.NewSelect().Model((*Stance)(nil)).Where("claim_id = ?", claimID).Count(ctx)
+	return int(n), translate(err)
+}
+
+// CountClaimsOf counts the claims of a thread (thread_max_claims).
+func (f *Forum) CountClaimsOf(ctx context.Context, threadID int64) (int, error) {
+	n, err := f.q.NewSelect().Model((*Claim)(nil)).Where("thread_id = ?", threadID).Count(ctx)
+	return int(n), translate(err)
+}

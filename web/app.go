@@ -74,6 +74,11 @@ func New(opts Options) *fiber.App {
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          proxyList(opts.TrustedProxies),
 	})
+	app.Use(func(c *fiber.Ctx) error {
+		// Every answer, static files and the plain 404 included, is read as the type it says.
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+		return c.Next()
+	})
 	app.Use(resolveClientAddress(opts.TrustedProxies))
 	app.Use(observeExchanges(opts.Logger, opts.Metrics))
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))

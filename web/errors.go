@@ -19,6 +19,8 @@ import (
 // error, a file path) reaches the client.
 func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
+		c.Set(fiber.HeaderXContentTypeOptions, "nosniff") // also on what no route answered
+		err = withoutRequestBytes(c, err)
 		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
 		}
@@ -61,4 +63,20 @@ func unavailablePage(c *fiber.Ctx) error {
 	}}
 	setPageHeaders(c)
 	return r.unavailable()
+}
+
+// withoutRequestBytes replaces the message of a refusal the server made while it read a
+// request it then discarded (a malformed Content-Length, a broken request line): fasthttp's
+// message quotes the bytes it read, Authorization header and all, and an answer must never
+// echo them.
+func withoutRequestBytes(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if !errors.As(err, &fe) || len(c.Request().Header.RawHeaders()) != 0 {
+		return err
+	}
+	switch fe.Code {
+	case fiber.StatusBadRequest:
+		return fiber.NewError(fe.Code, "the request could not be read: its request line or headers are malformed")
+	}
+	return err
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -33,34 +34,55 @@ func (p *pages) loginForm(r *pageRequest) error {
 	return r.render(fiber.StatusOK, views.LoginPage(views.LoginForm{Next: next, NoAccount: n == 0}))
 }
 
-// login is POST /login: the same answer for a wrong name and a wrong password, and too many
-// failures refused before the password is even checked.
+// login is POST /login: the same answer for a wrong name and a wrong password. The attempt
+// is counted before the password is checked (login_limit.go), and the check waits for one of
+// the few password slots (password.SlotCount): too many attempts, or too many checks at
+// once, are refused with 429 before any is made.
 func (p *pages) login(r *pageRequest) error {
 	c := r.c
 	name, pw := c.FormValue("name"), c.FormValue("password")
 	form := views.LoginForm{Name: name, Next: localPath(c.FormValue("next"))}
-	if p.logins.blocked(clientAddress(c), name) {
-		form.Error = "login.too_many"
-		return r.render(fiber.StatusTooManyRequests, views.LoginPage(form))
+	if len([]rune(name)) > loginNameMaxChars {
+		form.Name = "" // not shown again, not kept
 	}
-	u, err := p.db.UserByName(c.UserContext(), name)
-	hash := dummyHash
-	switch {
-	case err == nil:
-		hash = u.PasswordHash
-	case !errors.Is(err, storage.ErrNotFound):
+	ctx := c.UserContext()
+	attempt, ok, err := countLogin(ctx, p.db, clientAddress(c), name)
+	if err != nil {
 		return err
 	}
-	ok, err := password.Verify(hash, pw)
-	if err != nil {
+	if !ok {
+		form.Error = "login.too_many"
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(attempt.retryAfter()))
+		return r.render(fiber.StatusTooManyRequests, views.LoginPage(form))
+	}
+	var u *storage.User
+	hash := dummyHash
+	if form.Name != "" {
+		u, err = p.db.UserByName(ctx, name)
+		switch {
+		case err == nil:
+			hash = u.PasswordHash
+		case errors.Is(err, storage.ErrNotFound):
+			u = nil
+		default:
+			attempt.takeBack()
+			return err
+		}
+	}
+	ok, err = password.VerifyWithin(ctx, loginPasswordSlotWait, hash, pw)
+	if errors.Is(err, password.ErrBusy) {
+		attempt.takeBack()
+		form.Error = "login.busy"
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return r.render(fiber.StatusTooManyRequests, views.LoginPage(form))
+	} else if err != nil {
 		return err // a stored hash this server did not write
 	}
 	if !ok || u == nil {
-		p.logins.failed(clientAddress(c), name)
 		form.Error = "login.failed"
 		return r.render(fiber.StatusUnauthorized, views.LoginPage(form))
 	}
-	p.logins.succeeded(name)
+	attempt.succeeded()
 	r.signIn(u)
 	return r.redirect(form.Next)
 }

@@ -1,73 +1,97 @@
 package web
 
 import (
-	"sync"
+	"context"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/parleyforum/parley/storage"
 )
 
-// Failed logins are limited per client address and per account name, so that guessing
-// passwords is slow both for one client trying many accounts and for many clients trying
-// one account. Only failures count; a success clears its account's count.
+// Logins are limited in the database, so that every instance on it counts the same
+// attempts (as writes_per_minute is): per client address, and per account AND client
+// address. An attempt is counted before its password is checked, so that parallel attempts
+// cannot outrun their limit; one that succeeds is taken back, with the account's failures
+// from that address. Failures from one address never lock the account for another: its
+// owner signs in from theirs while a guesser is refused at their own (OWASP ASVS 2.2.1).
 const (
-	loginWindow        = 15 * time.Minute
-	loginFailsPerName  = 10
-	loginFailsPerAddr  = 30
-	loginLimiterPrunes = 1024 // prune the map after this many failures
+	loginWindow           = 15 * time.Minute
+	loginFailsPerAccount  = 10 // per account and client address
+	loginFailsPerAddr     = 30
+	loginNameMaxChars     = 64
+	loginPasswordSlotWait = 2 * time.Second // how long a login waits for a password check
 )
 
-type loginLimiter struct {
-	mu    sync.Mutex
-	fails map[string][]time.Time // "name:…" or "addr:…" → failures in the window
-	added int
-	now   func() time.Time
+// loginAttempt is one login's counted attempts, to take back when it succeeds (or when it
+// was never checked).
+type loginAttempt struct {
+	db       *storage.DB
+	keys     []string
+	at       time.Time
+	retryMax time.Time // when refused: when the limit frees up
 }
 
-func newLoginLimiter() *loginLimiter {
-	return &loginLimiter{fails: map[string][]time.Time{}, now: time.Now}
-}
-
-// blocked reports whether a login from addr for name must be refused without looking.
-func (l *loginLimiter) blocked(addr, name string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	return len(l.recent("addr:"+addr, now)) >= loginFailsPerAddr ||
-		len(l.recent("name:"+name, now)) >= loginFailsPerName
-}
-
-// failed records a failed login.
-func (l *loginLimiter) failed(addr, name string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	for _, k := range []string{"addr:" + addr, "name:" + name} {
-		l.fails[k] = append(l.recent(k, now), now)
+// loginKeys are the keys a login from addr for name counts under; a name over the length
+// limit counts under its address alone.
+func loginKeys(addr, name string) []string {
+	keys := []string{"login:addr:" + addr}
+	if name != "" && len([]rune(name)) <= loginNameMaxChars {
+		keys = append(keys, "login:acct:"+strconv.Quote(name)+"@"+addr)
 	}
-	if l.added++; l.added >= loginLimiterPrunes {
-		l.added = 0
-		for k := range l.fails {
-			if len(l.recent(k, now)) == 0 {
-				delete(l.fails, k)
-			}
+	return keys
+}
+
+// countLogin counts an attempt under each key before the password is checked. ok is false
+// when one of the limits is reached: then retry names when it frees up, and nothing stays
+// counted for the refused attempt.
+func countLogin(ctx context.Context, db *storage.DB, addr, name string) (a *loginAttempt, ok bool, err error) {
+	a = &loginAttempt{db: db, at: storage.Now()}
+	for _, key := range loginKeys(addr, name) {
+		limit := loginFailsPerAddr
+		if key != "login:addr:"+addr {
+			limit = loginFailsPerAccount
+		}
+		free, counted, err := db.CountAttempt(ctx, key, a.at, loginWindow, limit)
+		if err != nil {
+			a.takeBack()
+			return nil, false, err
+		}
+		if !counted {
+			a.takeBack()
+			a.retryMax = free
+			return a, false, nil
+		}
+		a.keys = append(a.keys, key)
+	}
+	return a, true, nil
+}
+
+// takeBack removes the attempt: it was not a failure (never checked, or the password was
+// right).
+// It has a bounded context of its own: the request's may be over.
+func (a *loginAttempt) takeBack() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for _, key := range a.keys {
+		_ = a.db.ForgetAttempt(ctx, key, a.at)
+	}
+	a.keys = nil
+}
+
+// succeeded takes the attempt back and clears the account's failures from this address.
+func (a *loginAttempt) succeeded() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for _, key := range a.keys {
+		if strings.HasPrefix(key, "login:acct:") {
+			_ = a.db.ForgetAttempt(ctx, key, time.Time{})
 		}
 	}
+	a.takeBack()
 }
 
-// succeeded clears the account's failures.
-func (l *loginLimiter) succeeded(name string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.fails, "name:"+name)
-}
-
-// recent is the failures of key within the window; the caller holds mu.
-func (l *loginLimiter) recent(key string, now time.Time) []time.Time {
-	times := l.fails[key]
-	i := 0
-	for i < len(times) && now.Sub(times[i]) >= loginWindow {
-		i++
-	}
-	times = times[i:]
-	l.fails[key] = times
-	return times
+// retryAfter is the whole seconds until a refused login may be tried again.
+func (a *loginAttempt) retryAfter() int {
+	return max(1, int((time.Until(a.retryMax)+time.Second-1)/time.Second))
 }

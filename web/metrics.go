@@ -3,6 +3,7 @@ package web
 import (
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -116,10 +117,28 @@ func (m *Metrics) streaming() func() {
 func registerMetrics(app *fiber.App, m *Metrics) {
 	h := adaptor.HTTPHandler(m.Handler())
 	app.Get("/metrics", func(c *fiber.Ctx) error {
-		proxied := c.Get(fiber.HeaderXForwardedFor) != "" || c.Get(fiber.HeaderForwarded) != ""
-		if proxied || !net.IP(c.Context().RemoteIP()).IsLoopback() {
+		if forwarded(c) || !net.IP(c.Context().RemoteIP()).IsLoopback() {
 			return fiber.ErrNotFound
 		}
 		return c.Next()
 	}, h)
+}
+
+// forwardingHeaders are the headers by which proxies name the client they forward for.
+var forwardingHeaders = map[string]bool{
+	"forwarded": true, "x-real-ip": true, "x-client-ip": true, "true-client-ip": true,
+	"cf-connecting-ip": true, "fastly-client-ip": true, "x-cluster-client-ip": true, "via": true,
+}
+
+// forwarded reports whether the request carries any forwarding header, whatever its value
+// (an empty X-Forwarded-For too): one that a proxy sent came from somewhere else.
+func forwarded(c *fiber.Ctx) bool {
+	found := false
+	c.Request().Header.VisitAll(func(key, _ []byte) {
+		k := strings.ToLower(string(key))
+		if forwardingHeaders[k] || strings.HasPrefix(k, "x-forwarded-") {
+			found = true
+		}
+	})
+	return found
 }

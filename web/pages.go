@@ -32,7 +32,6 @@ type pages struct {
 	rep        *reputation.Service // the instance's reputation policy (§ 17)
 	db         *storage.DB
 	store      *sessions.CookieStore
-	logins     *loginLimiter
 	publicRead bool
 	log        *slog.Logger
 	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
@@ -52,7 +51,7 @@ const (
 func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Service, opts Options) {
 	p := &pages{
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
-		logins: newLoginLimiter(), publicRead: opts.PublicRead, log: opts.Logger,
+		publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
 	}
 	app.Get("/setup", p.wrap(anyone, p.setupForm))

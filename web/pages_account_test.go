@@ -126,8 +126,8 @@ func TestLoginAndLogout(t *testing.T) {
 	})
 }
 
-// Failed logins are limited per account: past the limit even the right password is refused,
-// with its own message.
+// Failed logins are limited per account and client: past the limit even the right password
+// from that client is refused, with its own message.
 func TestFailedLoginsAreLimited(t *testing.T) {
 	db := storagetest.Open(t, storage.SQLite)
 	f := newSite(t, db, web.Options{})

@@ -46,8 +46,12 @@ func (p *pages) setup(r *pageRequest) error {
 	if form.Error != "" {
 		return r.render(fiber.StatusBadRequest, views.SetupPage(form))
 	}
-	hash, err := password.Hash(pw)
-	if err != nil {
+	hash, err := password.HashWithin(c.UserContext(), loginPasswordSlotWait, pw)
+	if errors.Is(err, password.ErrBusy) {
+		form.Error = "login.busy"
+		c.Set(fiber.HeaderRetryAfter, "1")
+		return r.render(fiber.StatusTooManyRequests, views.SetupPage(form))
+	} else if err != nil {
 		return err
 	}
 	u, err := p.db.CreateFirstUser(c.UserContext(), form.Name, hash)

@@ -42,6 +42,9 @@ var methods = map[string]func() any{
 	"ping":       func() any { return new(mcp.PingParams) },
 	"tools/list": func() any { return new(mcp.ListToolsParams) },
 	"tools/call": func() any { return new(mcp.CallToolParamsRaw) },
+	// initialize advertises logging, so its one request is served (it changes nothing: the
+	// server sends no log messages); the official Inspector sends it first.
+	"logging/setLevel": func() any { return new(mcp.SetLoggingLevelParams) },
 }
 
 // notifications are the notifications the SDK takes; any other is answered like them, with
@@ -94,7 +97,7 @@ func checkFrame(body []byte) *frameFault {
 	}
 	if _, served := methods[method]; !served {
 		return &frameFault{http.StatusOK, f.ID, jsonrpc.CodeMethodNotFound,
-			"method " + strconv.Quote(method) + " is not served here; this server serves initialize, ping, tools/list and tools/call"}
+			"method " + strconv.Quote(method) + " is not served here; this server serves initialize, ping, tools/list, tools/call and logging/setLevel"}
 	}
 	return checkParams(f.ID, method, f.Params)
 }

@@ -93,7 +93,13 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		Name:    "parley",
 		Title:   "Parley",
 		Version: svc.Manifest(nil).Server.Version,
-	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
+	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog,
+		// What is advertised is served: logging/setLevel (a no-op), and a tool list that never
+		// changes while the server runs (a stateless server could not tell anyone anyway).
+		Capabilities: &mcp.ServerCapabilities{
+			Logging: &mcp.LoggingCapabilities{},
+			Tools:   &mcp.ToolCapabilities{ListChanged: false},
+		}})
 	all := append(h.tools(), h.searchTools()...)
 	for _, t := range opts.Tools {
 		all = append(all, tool{name: t.Name, description: t.Description, input: t.Input, readOnly: true, run: t.Run})
