@@ -47,13 +47,14 @@ var graphmlKeys = []graphmlKey{
 		return string(b)
 	}},
 	{"n_time", "node", "time", "string", func(n *Node) string { return n.At.UTC().Format(time.RFC3339Nano) }},
-	{"n_signature", "node", "signature", "string", func(n *Node) string {
+	{"n_signature", "node", "legacy_signature", "string", func(n *Node) string {
 		if n.Signature == nil {
 			return ""
 		}
 		b, _ := json.Marshal(n.Signature)
 		return string(b)
 	}},
+	{"n_document", "node", "document", "string", func(n *Node) string { return string(n.Document) }},
 	{"e_kind", "edge", "kind", "string", nil},
 }
 

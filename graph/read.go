@@ -151,9 +151,13 @@ func readGraphML(data []byte) (*Graph, error) {
 				n.By = d.Value
 			case "evidence":
 				err = json.Unmarshal([]byte(d.Value), &n.Evidence)
-			case "signature":
+			case "legacy_signature":
 				n.Signature = new(Signature)
 				err = json.Unmarshal([]byte(d.Value), n.Signature)
+			case "document":
+				n.Document = json.RawMessage(d.Value)
+			case "text":
+				n.Text = d.Value
 			}
 			if err != nil {
 				return nil, fmt.Errorf("node %s: its %s cannot be read: %v", n.ID, names[d.Key], err)

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,18 +46,39 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 	if err != nil {
 		return err
 	}
-	if f.Name != "json" {
+	var doc []byte
+	switch f.Name {
+	case "json":
+		exp, err := s.forumExport(ctx, scope, threadID)
+		if err != nil {
+			return err
+		}
+		exp.Nodes, exp.Edges = g.Nodes, g.Edges
+		if doc, err = json.Marshal(exp); err != nil {
+			return err
+		}
+	case "aif":
+		var buf bytes.Buffer
+		if err := f.Write(&buf, g); err != nil {
+			return err
+		}
+		doc = buf.Bytes()
+	case "graphml":
+		return s.writeGraphMLWithCustody(ctx, g, w)
+	default:
 		return f.Write(w, g)
 	}
-	exp, err := s.forumExport(ctx, scope, threadID)
+	signed, err := s.withCustody(ctx, g, f.Name, doc)
 	if err != nil {
 		return err
 	}
-	exp.Nodes, exp.Edges = g.Nodes, g.Edges
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(exp)
+	var out bytes.Buffer
+	if err := json.Indent(&out, signed, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
 }
 
 // forumExport reads the threads with their messages, events and claims.

@@ -18,7 +18,7 @@ import (
 // again without the server.
 
 // SignedVersion is the version of the profile this instance implements.
-const SignedVersion = "1"
+const SignedVersion = "2"
 
 // SignatureMaxSkew is how far a signature's at may be from the server's clock: a stale or
 // future-dated signature is refused, so that an old signature cannot be replayed later.
@@ -133,14 +133,15 @@ func init() {
 	profiles = append(profiles, ProfileInfo{
 		Name:    "signed",
 		Version: SignedVersion,
-		About:   "Signed attestations and verifications that anyone can check offline, across realms, without trusting this server.",
+		About:   "Stances signed as W3C Data Integrity documents (eddsa-jcs-2022, did:key) that anyone can check offline; a realm key (realm_key) signs key bindings and exports.",
 		Parameters: map[string]string{
-			"keys":         "PUT /v1/keys or key_register {public_key: base64 of the 32 bytes of an Ed25519 public key} (needs write): 201 {key: {id, identity, public_key, created_at}}, 200 for a key registered before; GET /v1/keys?identity=… lists an identity's keys",
-			"signature":    "attest and verify take signature {key: key_<n>, at: RFC 3339, sig: base64 of the 64-byte Ed25519 signature}",
-			"signed_bytes": "the RFC 8785 (JCS) canonical JSON of {at, by: your identity, claim: cl_<n>, evidence: the items as sent (kind, ref, note when given), statement_sha256: lowercase hex SHA-256 of the claim's statement in UTF-8}",
-			"checks": fmt.Sprintf("the key must be one of your identity's and at within %d minutes of the server's clock; "+
-				"a bad signature, a foreign key or a stale at is invalid_body and nothing is written", int(SignatureMaxSkew.Minutes())),
-			"exports": "claim reads, the graph and every export carry each signature with its key's public key; parley verify-export FILE checks them offline",
+			"keys":     "PUT /v1/keys or key_register {public_key: standard base64 of the 32 bytes of an Ed25519 public key} (needs write): 201 {key: {id, identity, public_key, did, binding, created_at}}, 200 for a key registered before; a key of small order is invalid_body, a key another identity holds invalid_transition; GET /v1/keys?identity=… lists an identity's keys",
+			"document": "{type: ParleyStance, stance: attest|refute|verify, realm, claim: cl_<n>, statement_sha256: lowercase hex SHA-256 of the claim's statement, by: your identity, evidence: the items as sent (kind, ref, note when given), note (when sent) or body (refute)}",
+			"proof":    "attest, refute and verify take proof {type: DataIntegrityProof, cryptosuite: eddsa-jcs-2022, created: now (RFC 3339), verificationMethod: <your key's did>#<its z… part>, proofPurpose: assertionMethod, proofValue: z + base58btc of the Ed25519 signature over SHA-256(JCS(proof without proofValue)) followed by SHA-256(JCS(document))}",
+			"checks": fmt.Sprintf("the key must be registered to your identity and created within %d minutes of the server's clock; "+
+				"a proof that does not hold, a foreign key or a stale created is invalid_body and nothing is written", int(SignatureMaxSkew.Minutes())),
+			"exports": "every export carries each stance's document with its proof, each key's binding and a proof of the export by realm_key; parley verify-export FILE checks them offline",
+			"legacy":  "signature {key, at, sig} (version 1: Ed25519 over the JCS of {at, by, claim, evidence, statement_sha256}) is still accepted on attest and verify; exports call it legacy_signature",
 		},
 	})
 }

@@ -103,7 +103,7 @@ func TestW3CVectorOneCharacterChanged(t *testing.T) {
 		}
 	}
 	// White space outside the values is not signed: JCS removes it.
-	if _, err := signed.VerifyLegacy([]byte(strings.ReplaceAll(w3cSignedJCS, "\n  ", "\n\t"))); err != nil {
+	if _, err := signed.Verify([]byte(strings.ReplaceAll(w3cSignedJCS, "\n  ", "\n\t"))); err != nil {
 		t.Errorf("re-indented vector: %v", err)
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"github.com/parleyforum/parley/graph"
 )
 
-// runVerifyExport checks every signature of an export offline (PROTOCOL.md § 13 signed):
-// the JSON of parley export or GET /v1/graph, GraphML or AIF. It needs no database and no
-// server: the export carries each signature with its public key. It prints one line per
-// signature and fails (exit 1) when one does not hold.
+// runVerifyExport checks every proof of an export offline (PROTOCOL.md § 14): the export's
+// own proof by the realm key, each key's binding, each signed stance's document, and each
+// version 1 signature — in the JSON of parley export, GraphML or AIF — or the proof of any
+// JSON document secured by an eddsa-jcs-2022 DataIntegrityProof. It needs no database and
+// no server. It prints one line per proof and a summary, and fails (exit 1) when one does
+// not hold.
 func runVerifyExport(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	positional, err := f.parse(args)
@@ -25,22 +27,24 @@ func runVerifyExport(ctx context.Context, s *stdio, c *command, args []string) e
 	if err != nil {
 		return fmt.Errorf("verify-export: %w", err)
 	}
-	stances, err := graph.ReadSignedStances(data)
+	report, err := graph.CheckCustody(data)
 	if err != nil {
 		return fmt.Errorf("verify-export: %s: %w", positional[0], err)
 	}
-	failed := 0
-	for _, st := range stances {
-		what := fmt.Sprintf("%s by %s on %s, %s at %s", st.Stance, st.By, st.Claim, st.Signature.Key, st.Signature.At)
-		if err := st.Check(); err != nil {
-			failed++
-			fmt.Fprintf(s.out, "FAIL %s: %v\n", what, err)
+	for _, l := range report.Lines {
+		if l.Err != nil {
+			fmt.Fprintf(s.out, "FAIL %s: %v\n", l.What, l.Err)
 			continue
 		}
-		fmt.Fprintf(s.out, "ok   %s\n", what)
+		fmt.Fprintf(s.out, "ok   %s\n", l.What)
 	}
+	failed := report.Failed()
+	fmt.Fprintf(s.out, "%d proofs hold, %d fail, %d stances unsigned\n", len(report.Lines)-failed, failed, report.Unsigned)
 	if failed > 0 {
-		return fmt.Errorf("verify-export: %d of %d signatures do not hold", failed, len(stances))
+		return fmt.Errorf("verify-export: %d of %d proofs do not hold", failed, len(report.Lines))
+	}
+	if len(report.Lines) == 0 {
+		return fmt.Errorf("verify-export: %s carries no proof to check", positional[0])
 	}
 	return nil
 }
