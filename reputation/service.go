@@ -33,8 +33,8 @@ type Service struct {
 type Options struct {
 	// Policy scores the records; nil means Evidence1.
 	Policy Policy
-	// Threads gives the caller's predicate on the threads it may read (rooms, § 16), applied
-	// inside every query; nil means every caller reads every thread.
+	// Threads gives the caller's predicate on the threads it may read, applied inside every
+	// query; nil means the rooms the caller reaches (§ 16, protocol.ScopeOf).
 	Threads func(a *protocol.Actor) func(q *bun.SelectQuery, threadColumn string) *bun.SelectQuery
 	// Now is the clock that decides expiry; nil means storage.Now.
 	Now func() time.Time
@@ -47,6 +47,9 @@ func New(svc *protocol.Service, opts Options) *Service {
 	}
 	if opts.Now == nil {
 		opts.Now = storage.Now
+	}
+	if opts.Threads == nil {
+		opts.Threads = roomsOf
 	}
 	return &Service{svc: svc, db: svc.DB(), policy: opts.Policy, threads: opts.Threads, now: opts.Now}
 }
@@ -336,4 +339,19 @@ func decodeAfter(order, cursor string) (string, error) {
 		return "", bad
 	}
 	return c.After, nil
+}
+
+// roomsOf is the caller's rooms (§ 16) as a predicate on a thread id column: the one
+// function of protocol that decides what a caller reaches; nil when it reaches every room.
+func roomsOf(a *protocol.Actor) func(q *bun.SelectQuery, threadColumn string) *bun.SelectQuery {
+	scope := protocol.ScopeOf(a)
+	if scope.Everything() {
+		return nil
+	}
+	return func(q *bun.SelectQuery, threadColumn string) *bun.SelectQuery {
+		if cond, args := scope.ThreadCondition(threadColumn); cond != "" {
+			q = q.Where(cond, args...)
+		}
+		return q
+	}
 }

@@ -20,10 +20,10 @@ func identityRoutes(rep *reputation.Service) []apiRoute {
 func identityTools(rep *reputation.Service) []mcpserver.Tool {
 	return []mcpserver.Tool{{
 		Name:        "identity_read",
-		Description: "An identity's track record: how its claims, stances and proposals held up, and its scores.",
+		Description: "An identity's track record and scores: what held up when checked.",
 		Input: map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"identity"},
-			"properties": map[string]any{"identity": map[string]any{"type": "string", "description": "<realm>:<handle>"}},
+			"properties": map[string]any{"identity": map[string]any{"type": "string"}},
 		},
 		Run: op(rep.ReadIdentity),
 	}}

@@ -1,0 +1,39 @@
+package reputation_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/reputation"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
+)
+
+// Only what the caller may read counts (§ 17): a token scoped to rooms counts the acts in
+// those rooms alone, and an identity that acted only elsewhere is not found by it.
+func TestRecordKeepsToTheCallersRooms(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := protocol.New(db, protocol.Options{})
+		rep := reputation.New(svc, reputation.Options{})
+		alice := actor("alice", "read,write")
+		if _, err := svc.Send(context.Background(), alice, []byte(`{"kind":"ask","body":"Which port?"}`)); err != nil {
+			t.Fatal(err)
+		}
+		in := []byte(`{"identity":"ainotes:alice"}`)
+		everywhere, err := rep.ReadIdentity(context.Background(), actor("reader", "read"), in)
+		if err != nil || everywhere.Record.ThreadsOpened != 1 {
+			t.Fatalf("a reader of every room: %+v, %v", everywhere, err)
+		}
+		elsewhere := actor("scoped", "read")
+		elsewhere.Rooms = []int64{999999} // a room that holds none of alice's threads
+		_, err = rep.ReadIdentity(context.Background(), elsewhere, in)
+		if refusal, ok := protocol.AsError(err); !ok || refusal.Reason != protocol.ReasonNotFound {
+			t.Errorf("a reader of another room: %v, want not_found", err)
+		}
+		res, err := rep.Ranked(context.Background(), elsewhere, reputation.OrderReliability, "", 100)
+		if err != nil || len(res.Identities) != 0 {
+			t.Errorf("a reader of another room ranks %d identities (%v), want none", len(res.Identities), err)
+		}
+	})
+}
