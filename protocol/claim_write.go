@@ -29,17 +29,22 @@ type claimTx struct {
 // runClaimTx runs fn in one transaction; fn counts the write against the rate (the last
 // check), so a claim that fails counts nothing.
 func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(ctx context.Context, c *claimTx) (*storage.Claim, error)) (*ClaimResult, error) {
-	var claim *storage.Claim
-	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	var res *ClaimResult
+	err := s.writeTx(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) (any, error) {
 		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
-		var err error
-		claim, err = fn(ctx, c)
-		return err
+		claim, err := fn(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		// The answer is the claim as this transaction leaves it: what a retry under the same
+		// idempotency key answers too.
+		res, err = s.readClaimIn(ctx, f, claim.ID)
+		return res, err
 	})
 	if err != nil {
 		return nil, fault(err)
 	}
-	return s.readClaim(ctx, claim.ID)
+	return res, nil
 }
 
 // lockThread locks the thread a claim lives in, so that its writers take turns.

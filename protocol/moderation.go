@@ -61,7 +61,7 @@ func (s *Service) Mark(ctx context.Context, a *Actor, raw []byte) (*ModerationRe
 // refuses), and the event records it.
 func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(*storage.Thread) (State, *Error), act string) (*ModerationResult, error) {
 	var res *ModerationResult
-	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	err := s.writeTx(context.WithoutCancel(ctx), answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		t, err := f.ThreadForUpdate(ctx, id)
 		if err != nil {
 			return notFound(err, "thread %s not found", ThreadKey(id))
@@ -109,7 +109,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 		}
 		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, fault(err)
 	}

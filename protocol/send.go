@@ -34,7 +34,7 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 	var result *SendResult
 	// A write that has begun is carried to its end: a client that goes away or a server that
 	// shuts down must not turn an accepted write into a half-answered one.
-	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	err := s.writeTx(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) (any, error) {
 		var err error
 		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {
@@ -42,7 +42,7 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 		} else {
 			result, err = w.reply(ctx)
 		}
-		return err
+		return result, err
 	})
 	if err != nil {
 		return nil, fault(err)

@@ -68,7 +68,7 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 	}
 	now := storage.Now()
 	var res *KeyResult
-	werr := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	werr := s.writeTx(context.WithoutCancel(ctx), answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		stored, created, err := f.RegisterKey(ctx, &storage.SigningKey{Identity: a.Identity, PublicKey: encoded, CreatedAt: now})
 		if err != nil {
 			return err
@@ -78,7 +78,7 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 			return nil // a key registered before is no write
 		}
 		return s.countWrite(ctx, f, a, now)
-	})
+	}))
 	if werr != nil {
 		return nil, fault(werr)
 	}
