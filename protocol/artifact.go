@@ -89,7 +89,9 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 	now := storage.Now()
 	key := IdempotencyKeyOf(ctx)
 	var info *ArtifactInfo
-	_, err = s.db.PutArtifact(context.WithoutCancel(ctx), &storage.Artifact{
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	_, err = s.db.PutArtifact(ctx, &storage.Artifact{
 		Ref: ArtifactRef(content), Size: int64(len(content)), MediaType: media, Content: content,
 		Identity: a.Identity, CreatedAt: now,
 	}, func(ctx context.Context, f *storage.Forum) error {

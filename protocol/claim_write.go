@@ -30,14 +30,17 @@ type claimTx struct {
 // check), so a claim that fails counts nothing.
 func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(ctx context.Context, c *claimTx) (*storage.Claim, error)) (*ClaimResult, error) {
 	var res *ClaimResult
-	err := s.writeTx(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) (any, error) {
+	// The answer is read in the write's own transaction: once committed, the write is
+	// answered without another trip to the database, which may by then be past the
+	// request's deadline; it is also what a retry under the same idempotency key answers.
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	err := s.writeTx(ctx, func(ctx context.Context, f *storage.Forum) (any, error) {
 		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
 		claim, err := fn(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		// The answer is the claim as this transaction leaves it: what a retry under the same
-		// idempotency key answers too.
 		res, err = s.readClaimIn(ctx, f, claim.ID)
 		return res, err
 	})

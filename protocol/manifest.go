@@ -7,6 +7,7 @@ type Manifest struct {
 	Parley      string           `json:"parley"`
 	Server      ServerInfo       `json:"server"`
 	Realm       string           `json:"realm"`
+	RealmKey    string           `json:"realm_key,omitempty"`
 	Limits      Limits           `json:"limits"`
 	Envelope    EnvelopeInfo     `json:"envelope"`
 	Kinds       []KindInfo       `json:"kinds"`
@@ -68,10 +69,11 @@ var profiles []ProfileInfo
 // Manifest describes this instance, and the caller when a is not nil.
 func (s *Service) Manifest(a *Actor) *Manifest {
 	m := &Manifest{
-		Parley: "1",
-		Server: ServerInfo{Name: "parley", Version: s.version},
-		Realm:  s.realm,
-		Limits: s.limits,
+		Parley:   "1",
+		Server:   ServerInfo{Name: "parley", Version: s.version},
+		Realm:    s.realm,
+		RealmKey: s.realmKeyDID(),
+		Limits:   s.limits,
 		Envelope: EnvelopeInfo{
 			Fields: map[string]string{
 				"parley":     `optional; the string "1"`,

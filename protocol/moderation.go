@@ -61,7 +61,9 @@ func (s *Service) Mark(ctx context.Context, a *Actor, raw []byte) (*ModerationRe
 // refuses), and the event records it.
 func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(*storage.Thread) (State, *Error), act string) (*ModerationResult, error) {
 	var res *ModerationResult
-	err := s.writeTx(context.WithoutCancel(ctx), answering(&res, func(ctx context.Context, f *storage.Forum) error {
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	err := s.writeTx(ctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		t, err := f.ThreadForUpdate(ctx, id)
 		if err != nil {
 			return notFound(err, "thread %s not found", ThreadKey(id))

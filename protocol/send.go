@@ -32,9 +32,13 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 		return nil, err
 	}
 	var result *SendResult
-	// A write that has begun is carried to its end: a client that goes away or a server that
-	// shuts down must not turn an accepted write into a half-answered one.
-	err := s.writeTx(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) (any, error) {
+	// The write runs under the request's deadline until its commit (storage.DB.Write): a
+	// database that does not answer in time rolls it back and the client is answered
+	// unavailable; a committed write is answered as committed. A caller that goes away does
+	// not end it (writing).
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	err := s.writeTx(ctx, func(ctx context.Context, f *storage.Forum) (any, error) {
 		var err error
 		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {
