@@ -105,7 +105,7 @@ func (s *Service) MarkClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimRe
 		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}
-		claim.SupersededBy = nil
+		// § 15: a mark changes the state, never the history: superseded_by stays.
 		return claim, c.change(ctx, claim, OpMark, ClaimState(claim.State), ClaimState(state))
 	})
 }

@@ -78,6 +78,10 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		}
 		in.body = &body
 	}
+	prov, perr := decodeProvenance(o, s.limits)
+	if perr != nil {
+		return nil, perr
+	}
 	var sig *signatureInput
 	if op.signable {
 		if sig, err = decodeSignature(o, storage.Now()); err != nil {
@@ -133,11 +137,13 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			ClaimID: claim.ID, Kind: op.kind, Identity: a.Identity, Extension: ext,
 			AuthorKind: a.AuthorKind(), Evidence: encodeEvidence(in.evidence),
 			Note: in.note, Body: in.body, CreatedAt: c.now,
+			ProvenanceModel: prov.Model, ProvenanceClient: prov.Client,
 		}
 		sig.sign(st)
 		if err := c.f.InsertStance(ctx, st); err != nil {
 			return nil, err
 		}
+		c.causeStance = &st.ID
 		return claim, c.change(ctx, claim, op.op, facts.State, next)
 	})
 }

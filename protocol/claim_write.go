@@ -24,6 +24,9 @@ type claimTx struct {
 	ext    string
 	now    time.Time
 	thread *storage.Thread
+	// What causes the changes appendEvent records (§ 15): the stance written, or the claim
+	// that supersedes.
+	causeStance, causeClaim *int64
 }
 
 // runClaimTx runs fn in one transaction; fn counts the write against the rate (the last
@@ -92,6 +95,11 @@ func (c *claimTx) applyState(claim *storage.Claim, op ClaimOp, from *ClaimState,
 		if mark.Confirmed {
 			claim.StateConfirmedAt = &c.now
 		}
+		// A claim sealed now records the quorum in force (§ 15).
+		if next == ClaimVerified && (from == nil || *from != ClaimVerified) {
+			q := c.s.limits.VerifyQuorum
+			claim.SealedQuorum = &q
+		}
 	}
 	claim.UpdatedAt = c.now
 }
@@ -114,6 +122,7 @@ func (c *claimTx) appendEvent(ctx context.Context, claim *storage.Claim, op Clai
 		ThreadID: claim.ThreadID, Subject: ClaimKey(claim.ID), Act: string(op), ToState: string(next),
 		Origin: mark.Origin, ActorIdentity: c.actor.Identity, ActorExtension: c.ext,
 		Label: c.actor.DisplayLabel(), Confirmed: mark.Confirmed, At: c.now,
+		StanceID: c.causeStance, CauseClaimID: c.causeClaim,
 	}
 	if from != nil {
 		ev.FromState = strPtr(string(*from))
