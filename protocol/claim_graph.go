@@ -74,9 +74,23 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	return &GraphResult{Format: format, Graph: g}, nil
 }
 
-// ClaimGraph builds the claim graph of a thread (0: of the whole forum), grounded labels set.
+// ClaimGraph builds the claim graph of a thread (0: of the whole forum), grounded labels set,
+// from one snapshot of the database (§ 15): every node's edges agree.
 func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph, error) {
-	read := s.db.Read()
+	var g *graph.Graph
+	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		var err error
+		g, err = s.claimGraphIn(ctx, read, threadID)
+		return err
+	})
+	if err != nil {
+		return nil, fault(err)
+	}
+	return g, nil
+}
+
+// claimGraphIn is ClaimGraph with the queries of read.
+func (s *Service) claimGraphIn(ctx context.Context, read *storage.Forum, threadID int64) (*graph.Graph, error) {
 	var claims []storage.Claim
 	var err error
 	if threadID != 0 {

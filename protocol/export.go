@@ -35,16 +35,23 @@ func (s *Service) WriteExport(ctx context.Context, threadID int64, format string
 	if !ok {
 		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(graph.FormatNames(), ", "))
 	}
-	g, err := s.ClaimGraph(ctx, threadID)
-	if err != nil {
+	// One snapshot for the whole export (§ 15): every claim in claims[] is a node, has its
+	// assert event, and reads the same state in both.
+	var g *graph.Graph
+	var exp *Export
+	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		var err error
+		if g, err = s.claimGraphIn(ctx, read, threadID); err != nil || f.Name != "json" {
+			return err
+		}
+		exp, err = s.forumExport(ctx, read, threadID)
 		return err
+	})
+	if err != nil {
+		return fault(err)
 	}
 	if f.Name != "json" {
 		return f.Write(w, g)
-	}
-	exp, err := s.forumExport(ctx, threadID)
-	if err != nil {
-		return err
 	}
 	exp.Nodes, exp.Edges = g.Nodes, g.Edges
 	enc := json.NewEncoder(w)
@@ -54,8 +61,7 @@ func (s *Service) WriteExport(ctx context.Context, threadID int64, format string
 }
 
 // forumExport reads the threads with their messages, events and claims.
-func (s *Service) forumExport(ctx context.Context, threadID int64) (*Export, error) {
-	read := s.db.Read()
+func (s *Service) forumExport(ctx context.Context, read *storage.Forum, threadID int64) (*Export, error) {
 	var threads []storage.Thread
 	if threadID != 0 {
 		t, err := read.Thread(ctx, threadID)
