@@ -54,6 +54,8 @@ var graphmlKeys = []graphmlKey{
 		b, _ := json.Marshal(n.Signature)
 		return string(b)
 	}},
+	{"n_model", "node", "provenance_model", "string", (*Node).ProvenanceModel},
+	{"n_client", "node", "provenance_client", "string", (*Node).ProvenanceClient},
 	{"e_kind", "edge", "kind", "string", nil},
 }
 

@@ -133,13 +133,14 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 	for i := range anchors {
 		m := &anchors[i]
 		g.Nodes = append(g.Nodes, &graph.Node{ID: MessageKey(m.ID), Type: graph.TypeMessage, Thread: ThreadKey(m.ThreadID),
-			By: m.Identity, Kind: m.Kind, Text: m.Body, At: m.CreatedAt.UTC()})
+			By: m.Identity, Kind: m.Kind, Text: m.Body, At: m.CreatedAt.UTC(),
+			Provenance: graphProvenance(provenanceOf(m.ProvenanceModel, m.ProvenanceClient))})
 	}
 	for _, c := range claims {
 		expired := c.Expired
 		g.Nodes = append(g.Nodes, &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
 			State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
-			Evidence: graphEvidence(c.Evidence), At: c.CreatedAt})
+			Evidence: graphEvidence(c.Evidence), At: c.CreatedAt, Provenance: graphProvenance(c.Provenance)})
 		g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn})
 		for _, old := range c.Supersedes {
 			g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})
@@ -160,7 +161,8 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 					text = *st.Note
 				}
 				g.Nodes = append(g.Nodes, &graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
-					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature})
+					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature,
+					Provenance: graphProvenance(st.Provenance)})
 				g.Edges = append(g.Edges, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
 			}
 		}
@@ -193,3 +195,11 @@ func graphEvidence(items []Evidence) []graph.Evidence {
 // IsDocument reports whether the graph goes out as a document of its own format (all but
 // the native JSON).
 func (r *GraphResult) IsDocument() bool { return r.Format.Name != "json" }
+
+// graphProvenance is an author's provenance as the graph formats carry it (§ 15).
+func graphProvenance(p *Provenance) *graph.Provenance {
+	if p == nil {
+		return nil
+	}
+	return &graph.Provenance{Model: p.Model, Client: p.Client}
+}

@@ -1,7 +1,10 @@
 package protocol_test
 
 import (
+	"bytes"
+	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parleyforum/parley/protocol"
@@ -41,6 +44,16 @@ func TestHistoryIsAppendOnly(t *testing.T) {
 		att := mustClaim(t, svc, bob, "attest", `{"claim":"`+d.ID+`","evidence":`+proof+`,"provenance":{"model":"m-1","client":"c-1"}}`).Attestations[0]
 		if att.Provenance == nil || *att.Provenance.Model != "m-1" || *att.Provenance.Client != "c-1" {
 			t.Errorf("attestation provenance %+v", att.Provenance)
+		}
+		// Every export format carries the provenance where it carries the author.
+		for _, format := range []string{"json", "graphml", "dot"} {
+			var buf bytes.Buffer
+			if err := svc.WriteExport(context.Background(), 0, format, &buf); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), "m-1") || !strings.Contains(buf.String(), "c-1") {
+				t.Errorf("the %s export lacks the attestation's provenance", format)
+			}
 		}
 		sealed := mustClaim(t, svc, ver, "verify", `{"claim":"`+d.ID+`"}`)
 		if sealed.State != "verified" || sealed.Quorum.Of != 1 || sealed.Quorum.Verifiers != 1 {
