@@ -50,6 +50,10 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if err != nil {
 		return nil, err
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return nil, err
+	}
 	name, hasFormat, err := o.str("format")
 	if err != nil {
 		return nil, err
@@ -67,20 +71,25 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	g, err2 := s.ClaimGraph(ctx, threadID)
+	scope, err2 := s.roomScope(ctx, a, room)
+	if err2 != nil {
+		return nil, err2
+	}
+	g, err2 := s.ClaimGraph(ctx, scope, threadID)
 	if err2 != nil {
 		return nil, err2
 	}
 	return &GraphResult{Format: format, Graph: g}, nil
 }
 
-// ClaimGraph builds the claim graph of a thread (0: of the whole forum), grounded labels set,
-// from one snapshot of the database (§ 15): every node's edges agree.
-func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph, error) {
+// ClaimGraph builds the claim graph of a thread (0: of the whole forum, or of the rooms of
+// scope), grounded labels set; only what scope reaches (ScopeOf). It reads one snapshot of
+// the database (§ 15): every node's edges agree.
+func (s *Service) ClaimGraph(ctx context.Context, scope storage.Scope, threadID int64) (*graph.Graph, error) {
 	var g *graph.Graph
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		var err error
-		g, err = s.claimGraphIn(ctx, read, threadID)
+		g, err = s.claimGraphIn(ctx, read.In(scope), threadID)
 		return err
 	})
 	if err != nil {
@@ -89,7 +98,7 @@ func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph,
 	return g, nil
 }
 
-// claimGraphIn is ClaimGraph with the queries of read.
+// claimGraphIn is ClaimGraph with the queries of read (scoped already).
 func (s *Service) claimGraphIn(ctx context.Context, read *storage.Forum, threadID int64) (*graph.Graph, error) {
 	var claims []storage.Claim
 	var err error

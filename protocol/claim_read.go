@@ -21,15 +21,15 @@ func (s *Service) ReadClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimRe
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	return s.readClaim(ctx, id)
+	return s.readClaim(ctx, a, id)
 }
 
 // readClaim reads one claim with its stances and the claims it superseded.
-func (s *Service) readClaim(ctx context.Context, id int64) (*ClaimResult, error) {
+func (s *Service) readClaim(ctx context.Context, a *Actor, id int64) (*ClaimResult, error) {
 	var res *ClaimResult
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		var err error
-		res, err = s.readClaimIn(ctx, read, id)
+		res, err = s.readClaimIn(ctx, read.In(ScopeOf(a)), id)
 		return err
 	})
 	if err != nil {
@@ -38,7 +38,8 @@ func (s *Service) readClaim(ctx context.Context, id int64) (*ClaimResult, error)
 	return res, nil
 }
 
-// readClaimIn is readClaim with the queries of read: one snapshot, or a write's transaction.
+// readClaimIn is readClaim with the queries of read (one snapshot, or a write's transaction,
+// in the actor's scope).
 func (s *Service) readClaimIn(ctx context.Context, read *storage.Forum, id int64) (*ClaimResult, error) {
 	claim, err := read.Claim(ctx, id)
 	if err != nil {

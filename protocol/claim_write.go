@@ -39,12 +39,13 @@ func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(
 	ctx, cancel := writing(ctx)
 	defer cancel()
 	err := s.writeTx(ctx, func(ctx context.Context, f *storage.Forum) (any, error) {
-		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
+		scoped := f.In(ScopeOf(a))
+		c := &claimTx{s: s, f: scoped, actor: a, ext: ext, now: storage.Now()}
 		claim, err := fn(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		res, err = s.readClaimIn(ctx, f, claim.ID)
+		res, err = s.readClaimIn(ctx, scoped, claim.ID)
 		return res, err
 	})
 	if err != nil {

@@ -31,6 +31,12 @@ type Export struct {
 
 // WriteExport writes the export of a thread (0: the whole forum) in format to w.
 func (s *Service) WriteExport(ctx context.Context, threadID int64, format string, w io.Writer) error {
+	return s.WriteExportIn(ctx, storage.Scope{}, threadID, format, w)
+}
+
+// WriteExportIn is WriteExport of what scope holds (§ 16: a room and its inner rooms, or
+// what a scoped token reaches): a thread outside it is not found.
+func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, threadID int64, format string, w io.Writer) error {
 	f, ok := graph.FormatByName(format)
 	if !ok {
 		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(graph.FormatNames(), ", "))
@@ -40,6 +46,7 @@ func (s *Service) WriteExport(ctx context.Context, threadID int64, format string
 	var g *graph.Graph
 	var exp *Export
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		read = read.In(scope)
 		var err error
 		if g, err = s.claimGraphIn(ctx, read, threadID); err != nil || f.Name != "json" {
 			return err

@@ -162,6 +162,14 @@ type Actor struct {
 	// Label is the moderation label of a lock holder (default: the handle).
 	Label   string
 	TokenID int64
+	// Rooms are the rooms a scoped token is scoped to (§ 16); nil reaches every room. See
+	// ScopeOf.
+	Rooms []int64
+	// RoomKeys are the rooms a scoped token reaches, its rooms and the rooms inside them,
+	// as the manifest names them; filled when the token is authenticated.
+	RoomKeys []string
+	// Operator is the operator at the command line (OperatorActor), never a network caller.
+	Operator bool
 }
 
 // Can reports whether the actor holds right. A human holds every right.

@@ -19,8 +19,11 @@ type Manifest struct {
 	Reasons     []ReasonInfo     `json:"reasons"`
 	CheckOrder  []string         `json:"check_order"`
 	Profiles    []ProfileInfo    `json:"profiles"`
-	Transports  Transports       `json:"transports"`
-	You         *You             `json:"you,omitempty"`
+	// Policies are the instance's own policies (§ 17), apart from the profiles: no rule of the
+	// protocol depends on them.
+	Policies   []PolicyInfo `json:"policies"`
+	Transports Transports   `json:"transports"`
+	You        *You         `json:"you,omitempty"`
 }
 
 // ServerInfo names the software.
@@ -49,6 +52,12 @@ type ProfileInfo struct {
 	*Dialectic
 }
 
+// PolicyInfo names one policy of this instance and the version in force (§ 17).
+type PolicyInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
 // Transports are where the two bindings live.
 type Transports struct {
 	MCP  string `json:"mcp"`
@@ -61,6 +70,9 @@ type You struct {
 	Rights   []string `json:"rights"`
 	Label    *string  `json:"label"`
 	Human    bool     `json:"human"`
+	// Rooms are the rooms a scoped token reaches (§ 16); absent for one that reaches every
+	// room.
+	Rooms []string `json:"rooms,omitempty"`
 }
 
 // profiles lists the optional profiles that are implemented; each adds itself here.
@@ -107,6 +119,7 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 		Reasons:    Reasons,
 		CheckOrder: []string{"payload_too_large", "unauthenticated", "invalid_body", "token_right_missing", "not_found", "thread_closed", "thread_authority_missing", "self_reply", "invalid_transition", "limit_exceeded", "rate_limited"},
 		Profiles:   append([]ProfileInfo{}, profiles...),
+		Policies:   append([]PolicyInfo{}, s.policies...),
 		Transports: Transports{MCP: "/mcp", HTTP: "/v1"},
 	}
 	if a != nil {
@@ -114,6 +127,9 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 		if a.Rights.Has(RightLock) && !a.Human {
 			label := a.ModerationLabel()
 			you.Label = &label
+		}
+		if a.Scoped() {
+			you.Rooms = append([]string{}, a.RoomKeys...)
 		}
 		m.You = you
 	}

@@ -64,7 +64,8 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 	ctx, cancel := writing(ctx)
 	defer cancel()
 	err := s.writeTx(ctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
-		t, err := f.ThreadForUpdate(ctx, id)
+		// A scoped lock moderates within its rooms only (§ 16): a thread outside is not found.
+		t, err := f.In(ScopeOf(a)).ThreadForUpdate(ctx, id)
 		if err != nil {
 			return notFound(err, "thread %s not found", ThreadKey(id))
 		}

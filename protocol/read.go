@@ -33,7 +33,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	var res *ReadThreadResult
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
-		t, err := read.Thread(ctx, id)
+		t, err := read.In(ScopeOf(a)).Thread(ctx, id)
 		if err != nil {
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
@@ -118,7 +118,8 @@ type ListThreadsResult struct {
 	More    bool          `json:"more"`
 }
 
-// ListThreads answers {state?, cursor?, limit?}.
+// ListThreads answers {state?, order?, cursor?, limit?}: the newest threads first
+// (order=activity, the default), or by attention (§ 17, ListByAttention).
 func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListThreadsResult, error) {
 	o, err := input(a, raw)
 	if err != nil {
@@ -135,8 +136,16 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err != nil {
 		return nil, err
 	}
+	order, _, err := o.str("order")
+	if err != nil {
+		return nil, err
+	}
+	if order != "" && order != OrderActivity && order != OrderAttention {
+		return nil, Refuse(ReasonInvalidBody, "field order must be activity or attention, not %q", order)
+	}
+	attention := order == OrderAttention
 	var before int64
-	if hasCursor {
+	if hasCursor && !attention {
 		n, err := decodeCursor("cursor", threadsCursorTag, cursor, 1)
 		if err != nil {
 			return nil, err
@@ -150,13 +159,24 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if !hasLimit {
 		limit = min(50, s.limits.ListMaxItems)
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return nil, err
+	}
+	if attention {
+		return s.listByAttention(ctx, a, o, room, state, cursor, limit)
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	rows, err2 := s.db.Read().ThreadsPage(ctx, state, before, limit+1)
+	scope, err2 := s.roomScope(ctx, a, room)
+	if err2 != nil {
+		return nil, err2
+	}
+	rows, err2 := s.db.Read().In(scope).ThreadsPage(ctx, state, before, limit+1)
 	if err2 != nil {
 		return nil, fault(err2)
 	}
@@ -204,6 +224,7 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 	// skips.
 	var rows []storage.Event
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		read = read.In(ScopeOf(a))
 		if _, err := read.Thread(ctx, id); err != nil {
 			return notFound(err, "thread %s not found", ThreadKey(id))
 		}

@@ -40,7 +40,7 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 	defer cancel()
 	err := s.writeTx(ctx, func(ctx context.Context, f *storage.Forum) (any, error) {
 		var err error
-		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
+		w := &write{s: s, f: f.In(ScopeOf(a)), actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {
 			result, err = w.open(ctx)
 		} else {
@@ -129,6 +129,10 @@ func (w *write) rateLimited(free time.Time) error {
 
 // open handles an ask that opens a new thread.
 func (w *write) open(ctx context.Context) (*SendResult, error) {
+	room, err := openingRoom(ctx, w.f, w.actor, w.env.Room)
+	if err != nil {
+		return nil, err
+	}
 	mark := MarkingOf(w.actor)
 	t := &storage.Thread{
 		Title:            Title(w.env.Body),
@@ -140,6 +144,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 		CreatorExtension: w.env.Extension,
 		CreatedAt:        w.now,
 		UpdatedAt:        w.now,
+		RoomID:           room,
 	}
 	if err := w.f.OpenThread(ctx, t, w.writer()); err != nil {
 		return nil, err
@@ -149,7 +154,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 	setAwaiting(m, t, aw)
 	ev := w.event(t, m, nil, StateOpen, Marking{Origin: mark.Origin, Confirmed: true})
 	t.MessageCount = 1
-	err := w.writeMessage(ctx, storage.MessageWrite{
+	err = w.writeMessage(ctx, storage.MessageWrite{
 		Message: m, Event: ev, Thread: t,
 		Opens: true, AwaitedBySelf: awaitedBySelf(m), MoveInbox: true,
 	})

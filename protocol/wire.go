@@ -51,6 +51,7 @@ type ThreadView struct {
 	MessageCount     int        `json:"message_count"`
 	CreatedAt        time.Time  `json:"created_at"`
 	UpdatedAt        time.Time  `json:"updated_at"`
+	Room             string     `json:"room"`
 }
 
 // MessageView is a message as returned (§ 2).
@@ -89,6 +90,8 @@ type EventView struct {
 	Stance *string   `json:"stance,omitempty"`
 	Claim  *string   `json:"claim,omitempty"`
 	At     time.Time `json:"at"`
+	// Room is the room a move moved the thread to (§ 16); absent for every other act.
+	Room *string `json:"room,omitempty"`
 }
 
 func awaitingOf(mode, identity, extension string, setBy *int64) *Awaiting {
@@ -125,7 +128,16 @@ func threadView(t *storage.Thread) *ThreadView {
 		MessageCount:     t.MessageCount,
 		CreatedAt:        t.CreatedAt.UTC(),
 		UpdatedAt:        t.UpdatedAt.UTC(),
+		Room:             RoomKey(roomOf(t)),
 	}
+}
+
+// roomOf is a thread's room; a thread not yet stored is in general.
+func roomOf(t *storage.Thread) int64 {
+	if t.RoomID == 0 {
+		return storage.GeneralRoom
+	}
+	return t.RoomID
 }
 
 // isLocked: a confirmed closed accepts nothing but reopen (§ 4).
@@ -190,6 +202,10 @@ func eventView(e *storage.Event) *EventView {
 	if e.CauseClaimID != nil {
 		k := ClaimKey(*e.CauseClaimID)
 		v.Claim = &k
+	}
+	if e.RoomID != nil {
+		r := RoomKey(*e.RoomID)
+		v.Room = &r
 	}
 	return v
 }

@@ -60,6 +60,10 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 		args = append(args, fts5Query(q.Terms))
 	}
 	var where []string
+	if cond, more := f.scope.ThreadCondition("m.thread_id"); cond != "" {
+		matched += " AND " + cond
+		args = append(args, more...)
+	}
 	if q.ThreadID != 0 {
 		matched += " AND m.thread_id = ?"
 		args = append(args, q.ThreadID)

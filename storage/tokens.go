@@ -13,6 +13,7 @@ type NewToken struct {
 	SecretHash string  // protocol.HashTokenSecret of the secret; the secret itself is never stored
 	Rights     string  // the stored form of protocol.Rights: "read,write"
 	Label      *string // the moderation label; nil for none
+	Rooms      string  // the ids of the rooms the token is scoped to, "2,5"; "" for every room
 }
 
 // CreateToken stores a new token. ErrAlreadyExists means the hash is taken, which for a
@@ -24,6 +25,7 @@ func (db *DB) CreateToken(ctx context.Context, nt NewToken) (*Token, error) {
 		SecretHash: nt.SecretHash,
 		Rights:     nt.Rights,
 		Label:      nt.Label,
+		Rooms:      nt.Rooms,
 		CreatedAt:  Now(),
 	}
 	if _, err := db.NewInsert().Model(t).Returning("id").Exec(ctx); err != nil {
@@ -58,7 +60,7 @@ func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 			db.tokens.put(t, gen, now)
 		}
 	} else {
-		err = db.NewSelect().Model(t).Where("secret_hash = ?", hash).Scan(ctx)
+		err = db.sqliteTokenByHash(ctx, t, hash) // hotpath_sqlite.go
 	}
 	if err != nil {
 		return nil, translate(err)

@@ -63,6 +63,11 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm), name: "confirm"},
 		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark), name: "mark"},
 		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
+		// § 16 rooms
+		{method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
+		{method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom)},
+		{method: fiber.MethodPatch, path: "/v1/rooms/:id", id: roomPath, status: ok, op: op(svc.UpdateRoom)},
+		{method: post, path: "/v1/threads/:id/move", status: ok, op: op(svc.MoveThread)},
 	}
 }
 
@@ -75,11 +80,11 @@ type api struct {
 
 // registerAPI adds the routes of § 10 to app. Every path also answers the methods it does not
 // serve, with 405 and an Allow header, so that a wrong method is told what would be right.
-func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
+func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, more ...apiRoute) {
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...) {
+	for _, r := range append(append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...), more...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
@@ -122,7 +127,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err != nil {
 			return a.writeError(c, err)
 		}
-		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut, id)
+		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
 		if bad != nil {
 			if actor != nil || r.public {
 				return writeRefusal(c, bad)

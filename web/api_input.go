@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"mime"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -136,11 +138,24 @@ type pathID struct{ field, prefix string }
 var (
 	threadPath = pathID{"thread", "th_"}
 	claimPath  = pathID{"claim", "cl_"}
+	roomPath   = pathID{"room", "rm_"}
+	// identityPath is an identity (§ 17), <realm>:<handle>, the colon perhaps escaped.
+	identityPath = pathID{"identity", ""}
 )
 
 // addPathID sets the route's field to the path's id. An input that names it itself must name
 // the same one, in any of its forms (th_7, 7, "7").
 func addPathID(fields map[string]json.RawMessage, id pathID, value string) *protocol.Error {
+	if id == identityPath {
+		if unescaped, err := url.PathUnescape(value); err == nil {
+			value = unescaped
+		}
+		if given, ok := fields[id.field]; ok && string(given) != strconv.Quote(value) {
+			return protocol.Refuse(protocol.ReasonInvalidBody, "field identity (%s) is not the identity of the path (%s); leave it out", given, value)
+		}
+		fields[id.field], _ = json.Marshal(value)
+		return nil
+	}
 	path, _ := json.Marshal(value)
 	if given, ok := fields[id.field]; ok {
 		want, okPath := protocol.ParseIDString(value, id.prefix)

@@ -35,10 +35,11 @@ type tool struct {
 func (h *Handler) tools() []tool {
 	s, l := h.svc, h.svc.Limits()
 	thread := str("th_<n>")
-	since := str("a returned cursor")
+	since := schema{"type": "string"} // a returned cursor; the descriptions say to pass it back
+	room := schema{"type": "string"}  // rm_<n> or a name (the manifest's profile rooms)
 	return append([]tool{{
 		name: "get_manifest",
-		description: "The rules: the nine kinds (what each needs and marks), states, transitions, limits, refusal reasons, " +
+		description: "The rules: the nine kinds, states, transitions, limits, refusal reasons, " +
 			"and who you are. Read it first.",
 		input:    object(nil),
 		readOnly: true,
@@ -47,7 +48,7 @@ func (h *Handler) tools() []tool {
 		name: "send",
 		description: "Send one message. An ask without thread opens a thread; others name their thread. " +
 			"decide, close, defer, reject, obsolete and reopen need authority (the creator, a lock holder, a human); " +
-			"nobody replies to their own message (self_reply). thread.awaiting says whose turn is next. " +
+			"nobody replies to their own message (self_reply). " +
 			"A refusal is an error result {reason, message, status}. " +
 			"Retry any write with the same idempotency_key: written once.",
 		input: object(schema{
@@ -59,6 +60,7 @@ func (h *Handler) tools() []tool {
 				"extension": str("the sub-agent speaking"),
 			}),
 			"provenance": object(schema{"model": str(""), "client": str("")}),
+			"room":       room,
 		}, "kind", "body"),
 		run: op(s.Send),
 	}, {
@@ -72,8 +74,10 @@ func (h *Handler) tools() []tool {
 		description: "Threads, newest first, optionally in one state. While more, pass cursor back.",
 		input: object(schema{
 			"state":  enum("", stateNames()),
+			"order":  enum("attention: proposals, overturned seals, longest waiting first", []string{protocol.OrderActivity, protocol.OrderAttention}),
 			"cursor": since,
 			"limit":  integer(countNote(l.ListMaxItems), 1),
+			"room":   room,
 		}),
 		readOnly: true,
 		run:      op(s.ListThreads),
@@ -92,6 +96,7 @@ func (h *Handler) tools() []tool {
 			"extension":    str("only this sub-agent's turns"),
 			"limit":        integer(countNote(l.InboxMaxItems), 1),
 			"wait_seconds": integer(countNote(l.InboxMaxWaitSeconds), 0),
+			"room":         room,
 		}),
 		readOnly: true,
 		waits:    true,
@@ -106,6 +111,17 @@ func (h *Handler) tools() []tool {
 		description: "Re-mark a thread with any state, confirmed. Humans only.",
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
 		run:         op(s.Mark),
+	}, {
+		name:        "list_rooms",
+		description: "The rooms you reach, with thread counts.",
+		input:       object(nil),
+		readOnly:    true,
+		run:         op(s.ListRooms),
+	}, {
+		name:        "thread_move",
+		description: "Move a thread into another room; humans only.",
+		input:       object(schema{"thread": thread, "room": room}, "thread", "room"),
+		run:         op(s.MoveThread),
 	}}, append(h.claimTools(), h.evidenceTools()...)...)
 }
 
