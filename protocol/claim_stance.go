@@ -82,6 +82,10 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 	if perr != nil {
 		return nil, perr
 	}
+	proof, err := decodeProof(o, storage.Now())
+	if err != nil {
+		return nil, err
+	}
 	var sig *signatureInput
 	if op.signable {
 		if sig, err = decodeSignature(o, storage.Now()); err != nil {
@@ -103,6 +107,10 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			return nil, err
 		}
 		if err := c.checkSignature(ctx, sig, claim, in.evidence); err != nil {
+			return nil, err
+		}
+		document, proofKey, err := c.checkProof(ctx, proof, op, claim, &in)
+		if err != nil {
 			return nil, err
 		}
 		if err := c.checkOpen(); err != nil {
@@ -140,6 +148,7 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			ProvenanceModel: prov.Model, ProvenanceClient: prov.Client,
 		}
 		sig.sign(st)
+		st.Proof, st.ProofKeyID = document, proofKey
 		if err := c.f.InsertStance(ctx, st); err != nil {
 			return nil, err
 		}

@@ -44,10 +44,12 @@ type StanceView struct {
 	Note       *string    `json:"note,omitempty"`
 	Body       *string    `json:"body,omitempty"`
 	At         time.Time  `json:"at"`
-	// Signature is the signature it was sent with (§ 13 signed), absent when unsigned.
+	// Signature is a version 1 signature it was sent with, absent when there is none.
 	Signature *SignatureView `json:"signature,omitempty"`
 	// Provenance is what the stance was sent with (§ 15), absent when nothing was given.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Document is a signed stance's document with its proof (§ 14), exactly as checked.
+	Document json.RawMessage `json:"document,omitempty"`
 }
 
 // ClaimKey formats a claim id.
@@ -143,6 +145,7 @@ func stanceView(s *storage.Stance) *StanceView {
 		Body:       s.Body,
 		At:         s.CreatedAt.UTC(),
 		Signature:  signatureView(s),
+		Document:   stanceDocument(s),
 		Provenance: provenanceOf(s.ProvenanceModel, s.ProvenanceClient),
 	}
 }
@@ -153,6 +156,14 @@ func provenanceOf(model, client *string) *Provenance {
 		return nil
 	}
 	return &Provenance{Model: model, Client: client}
+}
+
+// stanceDocument is a stored stance's signed document, nil when it has none.
+func stanceDocument(s *storage.Stance) json.RawMessage {
+	if s.Proof == nil {
+		return nil
+	}
+	return json.RawMessage(*s.Proof)
 }
 
 // evidenceOf reads stored evidence; it was written by encodeEvidence, so it always decodes.

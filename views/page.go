@@ -8,6 +8,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/parleyforum/parley/locale"
+	"github.com/parleyforum/parley/protocol"
 )
 
 // Page is what every page needs to know about the request it answers: the reader's language,
@@ -21,6 +22,9 @@ type Page struct {
 	Path   string  // the path of this page, for the language switch and the login's way back
 	Query  url.Values
 	Now    time.Time
+	// Rooms are the rooms the reader reaches (§ 16), for the navigation and the names of
+	// the rooms on every page; nil where there is no reader yet.
+	Rooms []*protocol.RoomView
 	// Main are attributes of the page's main element: a profile names its identity there
 	// (data-identity, § 17).
 	Main templ.Attributes

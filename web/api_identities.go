@@ -20,7 +20,7 @@ func identityRoutes(rep *reputation.Service) []apiRoute {
 func identityTools(rep *reputation.Service) []mcpserver.Tool {
 	return []mcpserver.Tool{{
 		Name:        "identity_read",
-		Description: "An identity's track record (claims, stances, proposals and how they held up) and this forum's scores of it.",
+		Description: "An identity's track record: how its claims, stances and proposals held up, and its scores.",
 		Input: map[string]any{
 			"type": "object", "additionalProperties": false, "required": []string{"identity"},
 			"properties": map[string]any{"identity": map[string]any{"type": "string", "description": "<realm>:<handle>"}},

@@ -78,7 +78,9 @@ func (ex *exchange) ended(out any, err error) {
 	case *protocol.SendResult:
 		ex.wrote = string(r.Message.Kind)
 	case *protocol.ModerationResult:
-		ex.wrote = r.Event.Act
+		if r.Event != nil { // a move into the room the thread is in writes none
+			ex.wrote = r.Event.Act
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ func (p *pages) tokens(r *pageRequest) error {
 // the same rules as parley token create.
 func (p *pages) createToken(r *pageRequest) error {
 	c := r.c
-	form := views.TokenForm{Handle: c.FormValue("handle"), Label: c.FormValue("label"), Rights: []string{}}
+	form := views.TokenForm{Handle: c.FormValue("handle"), Label: c.FormValue("label"), Rooms: c.FormValue("rooms"), Rights: []string{}}
 	for _, v := range c.Request().PostArgs().PeekMulti("rights") {
 		form.Rights = append(form.Rights, string(v))
 	}
@@ -47,6 +47,16 @@ func (p *pages) createToken(r *pageRequest) error {
 		form.Error = "tokens.no_rights"
 	case form.Label != "" && protocol.CheckLabel(form.Label) != nil:
 		form.Error = "tokens.bad_label"
+	}
+	if form.Error == "" && strings.TrimSpace(form.Rooms) != "" {
+		// § 16: the token reaches only these rooms and the rooms inside them.
+		var err error
+		if nt.Rooms, err = p.svc.ResolveTokenRooms(c.UserContext(), strings.Split(form.Rooms, ",")); err != nil {
+			if _, refused := protocol.AsError(err); !refused {
+				return err
+			}
+			form.Error = "tokens.bad_rooms"
+		}
 	}
 	if form.Error != "" {
 		return p.renderTokens(r, fiber.StatusBadRequest, form, nil)

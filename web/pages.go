@@ -78,6 +78,13 @@ func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Servic
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
 
+	app.Get("/rooms", p.wrap(admins, p.roomAdmin))
+	app.Post("/rooms", p.wrap(admins, p.createRoom))
+	app.Post("/rooms/move", p.wrap(members, p.moveThread))
+	app.Get("/rooms/:name", p.wrap(readers, p.roomPage))
+	app.Post("/rooms/:name", p.wrap(admins, p.updateRoom))
+	app.Post("/threads/:id/move", p.wrap(members, p.moveThread))
+
 	app.Get("/tokens", p.wrap(admins, p.tokens))
 	app.Post("/tokens", p.wrap(admins, p.createToken))
 	app.Post("/tokens/:id/revoke", p.wrap(admins, p.revokeToken))
@@ -202,6 +209,9 @@ func (r *pageRequest) htmx() bool { return r.c.Get("HX-Request") == "true" }
 // database, and a request whose deadline has passed (the database hung) must still get its
 // page — above all the unavailable page, which is rendered just then.
 func (r *pageRequest) render(status int, component templ.Component) error {
+	if status < 500 && !r.htmx() && (r.user != nil || r.p.publicRead) {
+		r.loadRooms() // the navigation's rooms
+	}
 	r.c.Status(status)
 	if status == fiber.StatusServiceUnavailable {
 		r.c.Set(fiber.HeaderRetryAfter, strconv.Itoa(protocol.UnavailableRetryAfter))

@@ -104,6 +104,16 @@ func TestIdentityPages(t *testing.T) {
 			t.Errorf("by activity, the last to act (ainotes:mod) is not first")
 		}
 		admin.get("/identities?order=votes").must(t, http.StatusNotFound)
+		// The thread list by attention: the unconfirmed proposal first.
+		th3, _ := f.ask(f.alice, "Which path?")
+		f.send(f.bob, `{"kind":"answer","thread":"`+th3+`","body":"/v1."}`)
+		list := admin.get("/?order=attention").must(t, http.StatusOK)
+		if first := list.find(`[data-thread-id]`).First().AttrOr("data-thread-id", ""); first != th3 {
+			t.Errorf("by attention, %s is first, want the proposal %s", first, th3)
+		}
+		if list.find(`select[name="order"] option[value="attention"][selected]`).Length() != 1 {
+			t.Errorf("the thread list does not show the order it lists by")
+		}
 		// A reader who is not signed in is sent to the login.
 		if r := f.browser(t).get("/identities/ainotes:bob"); r.status != http.StatusSeeOther {
 			t.Errorf("without a session: %d", r.status)

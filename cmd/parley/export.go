@@ -15,6 +15,7 @@ import (
 func runExport(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	thread := f.String("thread", "", "export only this `thread` (th_N)")
+	room := f.String("room", "", "export only the threads of this `room` (rm_N or its name) and of the rooms inside it")
 	format := f.String("format", "json", "the `format`: "+strings.Join(graph.FormatNames(), ", "))
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
@@ -40,8 +41,12 @@ func runExport(ctx context.Context, s *stdio, c *command, args []string) error {
 	}
 	defer db.Close()
 	svc := protocol.New(db, protocol.Options{Realm: cfg.Realm})
+	scope, err := svc.RoomScope(ctx, protocol.OperatorActor(), *room)
+	if err != nil {
+		return refusalError("export: --room", err)
+	}
 	out := bufio.NewWriter(s.out)
-	if err := svc.WriteExport(ctx, threadID, *format, out); err != nil {
+	if err := svc.WriteExportIn(ctx, scope, threadID, *format, out); err != nil {
 		if e, ok := protocol.AsError(err); ok {
 			return fmt.Errorf("export: %s", e.Message)
 		}

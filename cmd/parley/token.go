@@ -20,7 +20,8 @@ func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) er
 	human := f.String("human", "", "a personal token acting as human:`NAME`")
 	rightsList := f.String("rights", protocol.DefaultAgentRights.String(), "the agent's `RIGHTS`, of read, write, lock, verify")
 	label := f.String("label", "", "the moderation `LABEL` of a lock holder (default: the handle)")
-	asJSON := f.Bool("json", false, "print {\"token\",\"identity\",\"rights\",\"label\",\"id\"} instead of the secret alone")
+	rooms := f.String("rooms", "", "scope the token to these `ROOMS` (names or rm_N, comma-separated) and the rooms inside them; default every room")
+	asJSON := f.Bool("json", false, "print {\"token\",\"identity\",\"rights\",\"label\",\"id\",\"rooms\"} instead of the secret alone")
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
@@ -34,11 +35,19 @@ func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) er
 		return err
 	}
 
+	if _, scoped := given["rooms"]; scoped && nt.Human {
+		return usagef("token create: a human token reaches every room: drop --rooms")
+	}
 	db, err := openMigrated(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	if *rooms != "" {
+		if nt.Rooms, err = protocol.New(db, protocol.Options{Realm: cfg.Realm}).ResolveTokenRooms(ctx, strings.Split(*rooms, ",")); err != nil {
+			return refusalError("token create: --rooms", err)
+		}
+	}
 	secret, err := protocol.NewTokenSecret()
 	if err != nil {
 		return err
@@ -52,13 +61,18 @@ func runTokenCreate(ctx context.Context, s *stdio, c *command, args []string) er
 		fmt.Fprintln(s.out, secret)
 		return nil
 	}
+	names, err := tokenRooms(ctx, db, t)
+	if err != nil {
+		return err
+	}
 	return json.NewEncoder(s.out).Encode(struct {
 		Token    string   `json:"token"`
 		Identity string   `json:"identity"`
 		Rights   []string `json:"rights"`
 		Label    *string  `json:"label"`
 		ID       int64    `json:"id"`
-	}{secret, t.Identity, rightsOf(t), t.Label, t.ID})
+		Rooms    []string `json:"rooms,omitempty"` // only for a scoped token: the old form stays
+	}{secret, t.Identity, rightsOf(t), t.Label, t.ID, names})
 }
 
 // newTokenFor checks the flags of token create and says what token they ask for.
@@ -127,10 +141,25 @@ func runTokenList(ctx context.Context, s *stdio, c *command, args []string) erro
 	if err != nil {
 		return fmt.Errorf("listing the tokens: %w", err)
 	}
-	if *asJSON {
-		return printTokensJSON(s, tokens)
+	rooms := make([][]string, len(tokens))
+	for i := range tokens {
+		if rooms[i], err = tokenRooms(ctx, db, &tokens[i]); err != nil {
+			return err
+		}
 	}
-	return printTokensTable(s, tokens)
+	if *asJSON {
+		return printTokensJSON(s, tokens, rooms)
+	}
+	return printTokensTable(s, tokens, rooms)
+}
+
+// tokenRooms names the rooms a token is scoped to; nil for every room.
+func tokenRooms(ctx context.Context, db *storage.DB, t *storage.Token) ([]string, error) {
+	names, err := protocol.New(db, protocol.Options{}).TokenRoomNames(ctx, t.Rooms)
+	if err != nil {
+		return nil, fmt.Errorf("naming the rooms of token %d: %w", t.ID, err)
+	}
+	return names, nil
 }
 
 // The listing names each token by what it is, never by its secret or the secret's hash.
@@ -143,20 +172,21 @@ type listedToken struct {
 	Label     *string    `json:"label"`
 	CreatedAt time.Time  `json:"created_at"`
 	RevokedAt *time.Time `json:"revoked_at"`
+	Rooms     []string   `json:"rooms"` // null: every room
 }
 
-func printTokensJSON(s *stdio, tokens []storage.Token) error {
+func printTokensJSON(s *stdio, tokens []storage.Token, rooms [][]string) error {
 	out := make([]listedToken, 0, len(tokens))
 	for i := range tokens {
 		t := &tokens[i]
-		out = append(out, listedToken{t.ID, t.Identity, t.Human, rightsOf(t), t.Label, t.CreatedAt.UTC(), utcOrNil(t.RevokedAt)})
+		out = append(out, listedToken{t.ID, t.Identity, t.Human, rightsOf(t), t.Label, t.CreatedAt.UTC(), utcOrNil(t.RevokedAt), rooms[i]})
 	}
 	return json.NewEncoder(s.out).Encode(out)
 }
 
-func printTokensTable(s *stdio, tokens []storage.Token) error {
+func printTokensTable(s *stdio, tokens []storage.Token, rooms [][]string) error {
 	tw := tabwriter.NewWriter(s.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tIDENTITY\tRIGHTS\tLABEL\tCREATED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tIDENTITY\tRIGHTS\tLABEL\tROOMS\tCREATED\tREVOKED")
 	for i := range tokens {
 		t := &tokens[i]
 		label, revoked := "-", "-"
@@ -166,8 +196,12 @@ func printTokensTable(s *stdio, tokens []storage.Token) error {
 		if t.RevokedAt != nil {
 			revoked = t.RevokedAt.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Identity, strings.Join(rightsOf(t), ","),
-			label, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
+		scope := "*"
+		if rooms[i] != nil {
+			scope = strings.Join(rooms[i], ",")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Identity, strings.Join(rightsOf(t), ","),
+			label, scope, t.CreatedAt.UTC().Format(time.RFC3339), revoked)
 	}
 	return tw.Flush()
 }

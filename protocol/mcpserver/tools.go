@@ -74,7 +74,7 @@ func (h *Handler) tools() []tool {
 		description: "Threads, newest first, optionally in one state. While more, pass cursor back.",
 		input: object(schema{
 			"state":  enum("", stateNames()),
-			"order":  enum("attention: proposals, overturned seals, longest waiting first", []string{protocol.OrderActivity, protocol.OrderAttention}),
+			"order":  enum("", []string{protocol.OrderActivity, protocol.OrderAttention}),
 			"cursor": since,
 			"limit":  integer(countNote(l.ListMaxItems), 1),
 			"room":   room,

@@ -33,17 +33,17 @@ func (h *Handler) claimTools() []tool {
 	}, {
 		name:        "claim_attest",
 		description: "Support another identity's claim, once, with evidence of your own: unverified becomes supported.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "signature": signature, "provenance": prov}, "claim", "evidence"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence"),
 		run:         op(s.Attest),
 	}, {
 		name:        "claim_refute",
 		description: "Refute a claim with counter-evidence and a reason (body): it becomes refuted, even if verified.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "provenance": prov}, "claim", "evidence", "body"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence", "body"),
 		run:         op(s.Refute),
 	}, {
 		name:        "claim_verify",
 		description: "Seal a supported claim of another identity (verify right): verified at the verify_quorum-th verifier.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, "as claim_assert's"), "note": str(""), "signature": signature, "provenance": prov}, "claim"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, "as claim_assert's"), "note": str(""), "proof": stanceProof, "provenance": prov}, "claim"),
 		run:         op(s.Verify),
 	}, {
 		name:        "claim_read",

@@ -38,20 +38,34 @@ func newCast(s *server) *cast {
 		secret, _ := s.token(identity, human, rights)
 		return "Bearer " + secret
 	}
+	// § 16: a room beside general, where the cases' threads are, and the matrix's human an
+	// administrator (who writes rooms).
+	if _, err := s.svc.CreateRoom(context.Background(), protocol.OperatorActor(), []byte(`{"name":"`+otherRoom+`","title":"Elsewhere"}`)); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := s.db.CreateAdmin(context.Background(), "ann", "$argon2id$not-a-password"); err != nil {
+		s.t.Fatal(err)
+	}
+	scoped := func(identity, rights, rooms string) string {
+		secret, _ := s.scopedToken(identity, false, rights, rooms)
+		return "Bearer " + secret
+	}
 	malformed := "Bearer parley_" + "not!a%token" // not of the form NewTokenSecret makes
 	s.secrets = append(s.secrets, "parley_not!a%token")
 	return &cast{
 		creator: creator, agent: agent, moderator: moderator, human: human,
 		authorization: map[string]string{
-			"no token":                 "",
-			"malformed token":          malformed,
-			"revoked token":            "Bearer " + s.revokedToken("ainotes:revoked"),
-			"read-only":                bearer("ainotes:reader", false, "read"),
-			"writer":                   bearer("ainotes:writer", false, "read,write"),
-			"creator, other extension": "Bearer " + creatorSecret,
-			"lock holder":              bearer("ainotes:lock", false, "read,write,lock"),
-			"verifier":                 bearer("ainotes:verifier", false, "read,write,verify"),
-			"human":                    bearer("human:ann", true, "read,write,lock,verify"),
+			"no token":                       "",
+			"malformed token":                malformed,
+			"revoked token":                  "Bearer " + s.revokedToken("ainotes:revoked"),
+			"read-only":                      bearer("ainotes:reader", false, "read"),
+			"writer":                         bearer("ainotes:writer", false, "read,write"),
+			"creator, other extension":       "Bearer " + creatorSecret,
+			"lock holder":                    bearer("ainotes:lock", false, "read,write,lock"),
+			"verifier":                       bearer("ainotes:verifier", false, "read,write,verify"),
+			"human":                          bearer("human:ann", true, "read,write,lock,verify"),
+			"scoped to another room":         scoped("ainotes:elsewhere", "read,write,lock,verify", otherRoom),
+			"lock holder scoped to its room": scoped("ainotes:roomlock", "read,write,lock", "general"),
 		},
 		extension: map[string]string{"creator, other extension": speaksWith},
 	}

@@ -120,6 +120,21 @@ func hostileFields() []hostileField {
 	add("search", "writer", func(h *hostileSetup) map[string]any {
 		return map[string]any{"q": "port", "thread": h.f.thread, "kind": "ask", "author": creatorIdentity, "state": "open", "cursor": "x"}
 	}, "q", "thread", "kind", "author", "state", "cursor")
+	// § 16: room names and titles, in the rooms' writes and in every room field that reads.
+	add("create room", "human", func(*hostileSetup) map[string]any {
+		return map[string]any{"name": fmt.Sprintf("hostile-%d", roomsMade.Add(1)), "title": "T", "description": "D", "parent": otherRoom}
+	}, "name", "title", "description", "parent")
+	add("update room", "human", func(*hostileSetup) map[string]any {
+		return map[string]any{"room": otherRoom, "title": "Elsewhere", "description": "D"}
+	}, "room", "title", "description")
+	add("send ask", "writer", func(*hostileSetup) map[string]any {
+		return map[string]any{"kind": "ask", "body": "Which room?", "room": "general"}
+	}, "room")
+	add("list_threads", "writer", func(*hostileSetup) map[string]any { return map[string]any{"room": "general"} }, "room")
+	add("inbox", "writer", func(*hostileSetup) map[string]any { return map[string]any{"room": "general"} }, "room")
+	add("search", "writer", func(*hostileSetup) map[string]any { return map[string]any{"q": "port", "room": "general"} }, "room")
+	add("claim_graph", "writer", func(*hostileSetup) map[string]any { return map[string]any{"room": "general"} }, "room")
+	add("thread_move", "human", func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread, "room": "general"} }, "room")
 	return fields
 }
 
@@ -284,8 +299,10 @@ func readsBack(t *testing.T, s *server, c *cast, op operation, result map[string
 			t.Fatalf("reading back: %v", err)
 		}
 		return string(art.Content) == value || art.MediaType == value
-	case op.name == "send note":
+	case op.name == "send note" || op.name == "send ask":
 		read, err = asMap(s.svc.ReadThread)(ctx, c.agent, []byte(`{"thread":"`+at(result, "thread", "id")+`"}`))
+	case op.name == "create room" || op.name == "update room":
+		read, err = asMap(s.svc.ListRooms)(ctx, c.agent, []byte(`{}`))
 	default:
 		read, err = asMap(s.svc.ReadClaim)(ctx, c.agent, []byte(`{"claim":"`+at(result, "claim", "id")+`"}`))
 	}

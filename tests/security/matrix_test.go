@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -113,6 +114,9 @@ func (m *matrix) cell(t *testing.T, op operation, who caller, st threadState, sh
 		if want != "ok" {
 			m.leaks.check(t, where, got.raw)
 		}
+		if who.elsewhere {
+			m.sameAsNothing(t, where, op, transport, who, f, input, got)
+		}
 		if want == "ok" && after != "" {
 			if state := stateAfter(op, got.result); state != after {
 				t.Errorf("%s: the %s is %q after it, want %q: %s", where, subjectOf(op), state, after, clip(string(got.raw), 400))
@@ -120,6 +124,36 @@ func (m *matrix) cell(t *testing.T, op operation, who caller, st threadState, sh
 		}
 	}
 }
+
+// sameAsNothing is § 16's "exactly as if it did not exist": what a token scoped to another
+// room is answered about a thread, its messages and claims is, byte for byte, what it is
+// answered about ids that name nothing; and the lists it reads hold no thread of the rooms it
+// does not reach.
+func (m *matrix) sameAsNothing(t *testing.T, where string, op operation, transport string, who caller, f fixture, input map[string]any, got answer) {
+	t.Helper()
+	if !op.onThread {
+		if transport == "HTTP" && op.name != "feed" && threadKey.Match(got.raw) {
+			t.Errorf("%s: a token scoped to another room reads threads: %s", where, clip(string(got.raw), 300))
+		}
+		return
+	}
+	if f.thread == unknown.thread {
+		return
+	}
+	nothing := m.s.call(op, transport, m.c.authorization[who.name], op.input(unknown, m.c.extension[who.name]))
+	raw := string(got.raw)
+	for _, pair := range [][2]string{{f.thread, unknown.thread}, {f.root, unknown.root}, {f.claim, unknown.claim}} {
+		if pair[0] != "" {
+			raw = strings.ReplaceAll(raw, pair[0], pair[1])
+		}
+	}
+	if raw != string(nothing.raw) || got.status != nothing.status {
+		t.Errorf("%s: another room's thread answers %d %s, a thread that does not exist %d %s", where, got.status, clip(raw, 300), nothing.status, clip(string(nothing.raw), 300))
+	}
+}
+
+// threadKey is a thread's id in an answer.
+var threadKey = regexp.MustCompile(`"th_[0-9]`)
 
 func subjectOf(op operation) string {
 	if strings.HasPrefix(op.name, "claim") {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // operation is one operation of § 10: its MCP tool and its HTTP route, the right it needs,
@@ -99,6 +100,11 @@ func operations() (onThread, standalone []operation) {
 			needs: needRead, onThread: true, input: claim},
 		operation{name: "claim_graph", tool: "claim_graph", method: http.MethodGet, path: "/v1/graph",
 			needs: needRead, onThread: true, input: thread},
+		// § 16: the matrix moves a thread into the room it is in (general), which writes
+		// nothing; test/security's TestRoomOperations moves threads for real.
+		operation{name: "thread_move", tool: "thread_move", method: http.MethodPost, path: "/v1/threads/:thread/move",
+			needs: needHuman, onThread: true,
+			input: func(f fixture, _ string) map[string]any { return map[string]any{"thread": f.thread, "room": "general"} }},
 	)
 	none := func(fixture, string) map[string]any { return map[string]any{} }
 	standalone = []operation{
@@ -119,9 +125,24 @@ func operations() (onThread, standalone []operation) {
 		{name: "list keys", method: http.MethodGet, path: "/v1/keys", needs: needRead,
 			input: func(fixture, string) map[string]any { return map[string]any{"identity": creatorIdentity} }},
 		{name: "feed", method: http.MethodGet, path: "/v1/feed", needs: needRead, input: none},
+		{name: "list_rooms", tool: "list_rooms", method: http.MethodGet, path: "/v1/rooms", needs: needRead, input: none},
+		{name: "create room", method: http.MethodPost, path: "/v1/rooms", needs: needAdmin, writes: true,
+			input: func(fixture, string) map[string]any {
+				return map[string]any{"name": fmt.Sprintf("matrix-%d", roomsMade.Add(1)), "title": "A room of the matrix"}
+			}},
+		{name: "update room", method: http.MethodPatch, path: "/v1/rooms/:room", needs: needAdmin, writes: true,
+			input: func(fixture, string) map[string]any {
+				return map[string]any{"room": otherRoom, "description": "Described by the matrix."}
+			}},
 	}
 	return onThread, standalone
 }
+
+// roomsMade names the rooms the matrix creates; otherRoom is the room of the caller scoped to
+// another room than the cases' threads, which are in general.
+var roomsMade atomic.Int64
+
+const otherRoom = "elsewhere"
 
 // artifact is what artifact_put stores; storedArtifact is its ref, sha256:<hex> of its bytes
 // (§ 13). The matrix stores it before any case reads it.

@@ -21,6 +21,11 @@ type caller struct {
 	// creator: the identity that opened the case's thread (and asserted its claim), speaking
 	// through another extension than the one it opened it with.
 	creator bool
+	// elsewhere: the token is scoped to another room than the case's thread's (§ 16): every
+	// thread of the matrix is then not found, exactly as one that does not exist.
+	elsewhere bool
+	// inRoom: the token is scoped to the room of the case's thread (general).
+	inRoom bool
 }
 
 var callers = []caller{
@@ -33,6 +38,8 @@ var callers = []caller{
 	{name: "lock holder", token: "valid", read: true, write: true, lock: true},
 	{name: "verifier", token: "valid", read: true, write: true, verify: true},
 	{name: "human", token: "valid", read: true, write: true, lock: true, verify: true, human: true},
+	{name: "scoped to another room", token: "valid", read: true, write: true, lock: true, verify: true, elsewhere: true},
+	{name: "lock holder scoped to its room", token: "valid", read: true, write: true, lock: true, inRoom: true},
 }
 
 // threadState is one row of the matrix's states (§ 4, § 5): the thread's state, whether it is
@@ -99,6 +106,7 @@ const (
 	needLock   = "lock or human" // confirm
 	needHuman  = "human"         // mark, a claim's mark
 	needVerify = "verify or human"
+	needAdmin  = "human administrator" // rooms (§ 16); the matrix's human is one
 )
 
 func (c caller) has(need string) bool {
@@ -109,7 +117,7 @@ func (c caller) has(need string) bool {
 		return c.write || c.human
 	case needLock:
 		return c.lock || c.human
-	case needHuman:
+	case needHuman, needAdmin:
 		return c.human
 	case needVerify:
 		return c.verify || c.human
@@ -136,8 +144,8 @@ func expect(op operation, c caller, st threadState) (outcome, after string) {
 	if !op.onThread {
 		return "ok", ""
 	}
-	// 3. existence.
-	if !st.exists() {
+	// 3. existence: a thread of another room does not exist for a scoped token (§ 16).
+	if !st.exists() || c.elsewhere {
 		return "not_found", ""
 	}
 	if !op.writes {

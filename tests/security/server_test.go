@@ -80,13 +80,25 @@ func serve(t testing.TB, app *fiber.App) string {
 // token stores a token as parley token create does (for a human: --human, every right) and
 // returns its secret and the caller it stands for.
 func (s *server) token(identity string, human bool, rights string) (string, *protocol.Actor) {
+	return s.scopedToken(identity, human, rights, "")
+}
+
+// scopedToken is token for a token scoped to the rooms named (comma-separated; "" for every
+// room), as parley token create --rooms makes it.
+func (s *server) scopedToken(identity string, human bool, rights, rooms string) (string, *protocol.Actor) {
 	s.t.Helper()
+	if rooms != "" {
+		var err error
+		if rooms, err = s.svc.ResolveTokenRooms(context.Background(), strings.Split(rooms, ",")); err != nil {
+			s.t.Fatal(err)
+		}
+	}
 	secret, err := protocol.NewTokenSecret()
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	tok, err := s.db.CreateToken(context.Background(), storage.NewToken{
-		Identity: identity, Human: human, SecretHash: protocol.HashTokenSecret(secret), Rights: rights,
+		Identity: identity, Human: human, SecretHash: protocol.HashTokenSecret(secret), Rights: rights, Rooms: rooms,
 	})
 	if err != nil {
 		s.t.Fatal(err)
