@@ -77,6 +77,12 @@ func WriteDOT(w io.Writer, g *Graph) error {
 		} else {
 			attrs = append(attrs, [2]string{"identity", n.By})
 		}
+		if m := n.ProvenanceModel(); m != "" {
+			attrs = append(attrs, [2]string{"provenance_model", m})
+		}
+		if c := n.ProvenanceClient(); c != "" {
+			attrs = append(attrs, [2]string{"provenance_client", c})
+		}
 		fmt.Fprintf(&b, "  %s [", dotQuote(n.ID))
 		for i, a := range attrs {
 			if i > 0 {

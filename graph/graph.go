@@ -65,6 +65,30 @@ type Node struct {
 	Signature *Signature `json:"legacy_signature,omitempty"`
 	// Document is a signed stance's document with its proof (§ 14).
 	Document json.RawMessage `json:"document,omitempty"`
+	// Provenance is what the author's write said of its model and client (§ 15), absent
+	// when it said nothing.
+	Provenance *Provenance `json:"provenance,omitempty"`
+}
+
+// Provenance is an author's model and client, each as given.
+type Provenance struct {
+	Model  *string `json:"model,omitempty"`
+	Client *string `json:"client,omitempty"`
+}
+
+// ProvenanceModel and ProvenanceClient are a node's provenance fields, "" when absent.
+func (n *Node) ProvenanceModel() string {
+	if n.Provenance == nil || n.Provenance.Model == nil {
+		return ""
+	}
+	return *n.Provenance.Model
+}
+
+func (n *Node) ProvenanceClient() string {
+	if n.Provenance == nil || n.Provenance.Client == nil {
+		return ""
+	}
+	return *n.Provenance.Client
 }
 
 // Edge is one typed edge.

@@ -55,6 +55,8 @@ var graphmlKeys = []graphmlKey{
 		return string(b)
 	}},
 	{"n_document", "node", "document", "string", func(n *Node) string { return string(n.Document) }},
+	{"n_model", "node", "provenance_model", "string", (*Node).ProvenanceModel},
+	{"n_client", "node", "provenance_client", "string", (*Node).ProvenanceClient},
 	{"e_kind", "edge", "kind", "string", nil},
 }
 

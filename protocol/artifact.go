@@ -87,16 +87,26 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 		return nil, err
 	}
 	now := storage.Now()
+	key := IdempotencyKeyOf(ctx)
+	var info *ArtifactInfo
 	ctx, cancel := writing(ctx)
 	defer cancel()
-	stored, err := s.db.PutArtifact(ctx, &storage.Artifact{
+	_, err = s.db.PutArtifact(ctx, &storage.Artifact{
 		Ref: ArtifactRef(content), Size: int64(len(content)), MediaType: media, Content: content,
 		Identity: a.Identity, CreatedAt: now,
-	}, func(ctx context.Context, f *storage.Forum) error { return s.countWrite(ctx, f, a, now) })
+	}, func(ctx context.Context, f *storage.Forum) error {
+		if err := takeKey(ctx, f, key); err != nil {
+			return err
+		}
+		return s.countWrite(ctx, f, a, now)
+	}, func(ctx context.Context, f *storage.Forum, stored *storage.Artifact) error {
+		info = &ArtifactInfo{Ref: stored.Ref, Size: stored.Size, MediaType: stored.MediaType}
+		return keepAnswer(ctx, f, key, info)
+	})
 	if err != nil {
 		return nil, fault(err)
 	}
-	return &ArtifactInfo{Ref: stored.Ref, Size: stored.Size, MediaType: stored.MediaType}, nil
+	return info, nil
 }
 
 // PutArtifactInput is PutArtifact for a JSON input (artifact_put):

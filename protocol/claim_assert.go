@@ -87,6 +87,11 @@ func (s *Service) Assert(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 			if old.ThreadID != t.ID {
 				return nil, Refuse(ReasonInvalidTransition, "%s lives in thread %s; a claim supersedes only claims of its own thread", ClaimKey(old.ID), ThreadKey(old.ThreadID))
 			}
+			// § 15: superseded_by, once set, stays — also when a mark has since moved the
+			// claim out of superseded.
+			if old.SupersededBy != nil {
+				return nil, Refuse(ReasonInvalidTransition, "%s was superseded by %s; a claim is superseded once", ClaimKey(old.ID), ClaimKey(*old.SupersededBy))
+			}
 			facts := ClaimFacts{State: ClaimState(old.State), Expired: Expired(old.ValidUntil, c.now)}
 			if _, refusal := ClaimNext(OpSupersede, facts, s.limits.VerifyQuorum); refusal != nil {
 				refusal.Message = ClaimKey(old.ID) + ": " + refusal.Message
@@ -115,6 +120,7 @@ func (s *Service) Assert(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 		if err := c.appendEvent(ctx, claim, OpAssert, nil, ClaimUnverified); err != nil {
 			return nil, err
 		}
+		c.causeClaim = &claim.ID
 		for _, old := range older {
 			old.SupersededBy = &claim.ID
 			if err := c.change(ctx, old, OpSupersede, ClaimState(old.State), ClaimSuperseded); err != nil {

@@ -83,9 +83,23 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 }
 
 // ClaimGraph builds the claim graph of a thread (0: of the whole forum, or of the rooms of
-// scope), grounded labels set; only what scope reaches (ScopeOf).
+// scope), grounded labels set; only what scope reaches (ScopeOf). It reads one snapshot of
+// the database (§ 15): every node's edges agree.
 func (s *Service) ClaimGraph(ctx context.Context, scope storage.Scope, threadID int64) (*graph.Graph, error) {
-	read := s.db.Read().In(scope)
+	var g *graph.Graph
+	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		var err error
+		g, err = s.claimGraphIn(ctx, read.In(scope), threadID)
+		return err
+	})
+	if err != nil {
+		return nil, fault(err)
+	}
+	return g, nil
+}
+
+// claimGraphIn is ClaimGraph with the queries of read (scoped already).
+func (s *Service) claimGraphIn(ctx context.Context, read *storage.Forum, threadID int64) (*graph.Graph, error) {
 	var claims []storage.Claim
 	var err error
 	if threadID != 0 {
@@ -128,13 +142,14 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 	for i := range anchors {
 		m := &anchors[i]
 		g.Nodes = append(g.Nodes, &graph.Node{ID: MessageKey(m.ID), Type: graph.TypeMessage, Thread: ThreadKey(m.ThreadID),
-			By: m.Identity, Kind: m.Kind, Text: m.Body, At: m.CreatedAt.UTC()})
+			By: m.Identity, Kind: m.Kind, Text: m.Body, At: m.CreatedAt.UTC(),
+			Provenance: graphProvenance(provenanceOf(m.ProvenanceModel, m.ProvenanceClient))})
 	}
 	for _, c := range claims {
 		expired := c.Expired
 		g.Nodes = append(g.Nodes, &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
 			State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
-			Evidence: graphEvidence(c.Evidence), At: c.CreatedAt})
+			Evidence: graphEvidence(c.Evidence), At: c.CreatedAt, Provenance: graphProvenance(c.Provenance)})
 		g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn})
 		for _, old := range c.Supersedes {
 			g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})
@@ -155,7 +170,8 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 					text = *st.Note
 				}
 				g.Nodes = append(g.Nodes, &graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
-					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature, Document: st.Document})
+					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature, Document: st.Document,
+					Provenance: graphProvenance(st.Provenance)})
 				g.Edges = append(g.Edges, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
 			}
 		}
@@ -188,3 +204,11 @@ func graphEvidence(items []Evidence) []graph.Evidence {
 // IsDocument reports whether the graph goes out as a document of its own format (all but
 // the native JSON).
 func (r *GraphResult) IsDocument() bool { return r.Format.Name != "json" }
+
+// graphProvenance is an author's provenance as the graph formats carry it (§ 15).
+func graphProvenance(p *Provenance) *graph.Provenance {
+	if p == nil {
+		return nil
+	}
+	return &graph.Provenance{Model: p.Model, Client: p.Client}
+}

@@ -32,7 +32,7 @@ func TestClaimGraph(t *testing.T) {
 
 		g := graphOf(t, svc, `{"thread":"`+th+`"}`)
 		wantEdges := []string{
-			c1 + " anchored_in " + ans.Message.ID, "at_1 supports " + c1, "vf_2 verifies " + c1, "rf_3 refutes " + c1,
+			c1 + " anchored_in " + ans.Message.ID, "att_1 supports " + c1, "ver_2 verifies " + c1, "ref_3 refutes " + c1,
 			c2 + " anchored_in " + root.Message.ID, c3 + " anchored_in " + root.Message.ID, c3 + " supersedes " + c2,
 		}
 		if got := edgesOf(g); strings.Join(got, "\n") != strings.Join(sorted(wantEdges), "\n") {
@@ -42,9 +42,9 @@ func TestClaimGraph(t *testing.T) {
 		for _, n := range g.Nodes {
 			nodes[n.ID] = n
 		}
-		// rf_3 attacks c1 and nothing attacks rf_3: c1 is out, though a verifier sealed it
+		// ref_3 attacks c1 and nothing attacks ref_3: c1 is out, though a verifier sealed it
 		// before the refutation; c3 supersedes c2: c2 out, c3 in.
-		for id, want := range map[string]string{c1: "out", "rf_3": "in", c2: "out", c3: "in"} {
+		for id, want := range map[string]string{c1: "out", "ref_3": "in", c2: "out", c3: "in"} {
 			if n := nodes[id]; n == nil || string(n.Grounded) != want {
 				t.Errorf("%s grounded %v, want %s", id, n, want)
 			}
@@ -66,7 +66,7 @@ func TestClaimGraph(t *testing.T) {
 		if n := nodes[c1]; n.State != "refuted" || n.Certainty != "refuted" || n.AssertedBy != "ainotes:bob" || n.Statement != "8080" || len(n.Evidence) != 1 {
 			t.Errorf("claim node %+v", n)
 		}
-		if n := nodes["rf_3"]; n.Type != graph.TypeRefutation || n.By != "ainotes:alice" || n.Text != "8081 since 1.2" {
+		if n := nodes["ref_3"]; n.Type != graph.TypeRefutation || n.By != "ainotes:alice" || n.Text != "8081 since 1.2" {
 			t.Errorf("refutation node %+v", n)
 		}
 		if nodes[c4] != nil {

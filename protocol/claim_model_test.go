@@ -195,7 +195,8 @@ func (m *claimModel) decideAssert(a claimRefActor, old *claimRef, oldID string) 
 		return "thread_closed"
 	case old != nil && old.asserter != a.identity && !a.human && !a.lock && a.identity != "ainotes:alice":
 		return "thread_authority_missing"
-	case old != nil && (old.state == "superseded" || old.state == "refuted"):
+	case old != nil && (old.state == "superseded" || old.state == "refuted" || old.supersededBy != ""):
+		// § 15: a claim is superseded once; its superseded_by stays whatever marks follow.
 		return "invalid_transition"
 	}
 	return "ok"
@@ -271,14 +272,8 @@ func (m *claimModel) apply(a claimRefActor, op string, c *claimRef, markState st
 	case "mark":
 		c.state = markState
 		c.origin, c.confirmed = "user", true
-		if c.supersededBy != "" {
-			for _, n := range m.claims {
-				if n.id == c.supersededBy {
-					n.supersedes = nil
-				}
-			}
-		}
-		c.supersededBy = ""
+		// § 15: a mark changes the state, never the history: supersedes and superseded_by
+		// stay.
 	}
 }
 

@@ -26,22 +26,32 @@ func (s *Service) ReadClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimRe
 
 // readClaim reads one claim with its stances and the claims it superseded.
 func (s *Service) readClaim(ctx context.Context, a *Actor, id int64) (*ClaimResult, error) {
-	return s.readClaimIn(ctx, s.reader(a), id)
+	var res *ClaimResult
+	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		var err error
+		res, err = s.readClaimIn(ctx, read.In(ScopeOf(a)), id)
+		return err
+	})
+	if err != nil {
+		return nil, fault(err)
+	}
+	return res, nil
 }
 
-// readClaimIn is readClaim with the queries of read (a write's transaction, in the actor's scope).
+// readClaimIn is readClaim with the queries of read (one snapshot, or a write's transaction,
+// in the actor's scope).
 func (s *Service) readClaimIn(ctx context.Context, read *storage.Forum, id int64) (*ClaimResult, error) {
 	claim, err := read.Claim(ctx, id)
 	if err != nil {
-		return nil, fault(notFound(err, "claim %s not found", ClaimKey(id)))
+		return nil, notFound(err, "claim %s not found", ClaimKey(id))
 	}
 	stances, err := read.StancesOf(ctx, []int64{id})
 	if err != nil {
-		return nil, fault(err)
+		return nil, err
 	}
 	older, err := read.Supersedes(ctx, id)
 	if err != nil {
-		return nil, fault(err)
+		return nil, err
 	}
 	views := claimViews([]storage.Claim{*claim}, stances, map[int64][]int64{id: older}, s.limits.VerifyQuorum, storage.Now())
 	return &ClaimResult{Claim: views[0]}, nil
@@ -96,7 +106,7 @@ func (s *Service) MarkClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimRe
 		if err := c.reserve(ctx); err != nil {
 			return nil, err
 		}
-		claim.SupersededBy = nil
+		// § 15: a mark changes the state, never the history: superseded_by stays.
 		return claim, c.change(ctx, claim, OpMark, ClaimState(claim.State), ClaimState(state))
 	})
 }

@@ -78,6 +78,10 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		}
 		in.body = &body
 	}
+	prov, perr := decodeProvenance(o, s.limits)
+	if perr != nil {
+		return nil, perr
+	}
 	proof, err := decodeProof(o, storage.Now())
 	if err != nil {
 		return nil, err
@@ -146,12 +150,14 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			ClaimID: claim.ID, Kind: op.kind, Identity: a.Identity, Extension: ext,
 			AuthorKind: a.AuthorKind(), Evidence: encodeEvidence(in.evidence),
 			Note: in.note, Body: in.body, CreatedAt: c.now,
+			ProvenanceModel: prov.Model, ProvenanceClient: prov.Client,
 		}
 		sig.sign(st)
 		st.Proof, st.ProofKeyID = document, proofKey
 		if err := c.f.InsertStance(ctx, st); err != nil {
 			return nil, err
 		}
+		c.causeStance = &st.ID
 		return claim, c.change(ctx, claim, op.op, facts.State, next)
 	})
 }

@@ -46,6 +46,8 @@ type StanceView struct {
 	At         time.Time  `json:"at"`
 	// Signature is a version 1 signature it was sent with, absent when there is none.
 	Signature *SignatureView `json:"signature,omitempty"`
+	// Provenance is what the stance was sent with (§ 15), absent when nothing was given.
+	Provenance *Provenance `json:"provenance,omitempty"`
 	// Document is a signed stance's document with its proof (§ 14), exactly as checked.
 	Document json.RawMessage `json:"document,omitempty"`
 }
@@ -53,11 +55,14 @@ type StanceView struct {
 // ClaimKey formats a claim id.
 func ClaimKey(id int64) string { return "cl_" + strconv.FormatInt(id, 10) }
 
-// stanceKey names a stance by its kind: at_ (attestation), rf_ (refutation), vf_
+// stanceKey names a stance by its kind (§ 15): att_ (attestation), ref_ (refutation), ver_
 // (verification), so that graph nodes of every type have ids of their own.
-func stanceKey(s *storage.Stance) string {
-	prefix := map[string]string{storage.StanceAttest: "at_", storage.StanceRefute: "rf_", storage.StanceVerify: "vf_"}[s.Kind]
-	return prefix + strconv.FormatInt(s.ID, 10)
+func stanceKey(s *storage.Stance) string { return StanceKey(s.Kind, s.ID) }
+
+// StanceKey formats the id of a stance of kind (attest, refute, verify).
+func StanceKey(kind string, id int64) string {
+	prefix := map[string]string{storage.StanceAttest: "att_", storage.StanceRefute: "ref_", storage.StanceVerify: "ver_"}[kind]
+	return prefix + strconv.FormatInt(id, 10)
 }
 
 // claimViews renders claims with their stances; supersedes maps a claim's id to the ids of
@@ -67,7 +72,11 @@ func claimViews(claims []storage.Claim, stances []storage.Stance, supersedes map
 	byID := make(map[int64]*ClaimView, len(claims))
 	for i := range claims {
 		v := claimView(&claims[i], supersedes[claims[i].ID], now)
+		// A sealed claim keeps the quorum in force when it was sealed (§ 15).
 		v.Quorum.Of = quorum
+		if claims[i].SealedQuorum != nil {
+			v.Quorum.Of = *claims[i].SealedQuorum
+		}
 		byID[claims[i].ID] = v
 		out = append(out, v)
 	}
@@ -137,7 +146,16 @@ func stanceView(s *storage.Stance) *StanceView {
 		At:         s.CreatedAt.UTC(),
 		Signature:  signatureView(s),
 		Document:   stanceDocument(s),
+		Provenance: provenanceOf(s.ProvenanceModel, s.ProvenanceClient),
 	}
+}
+
+// provenanceOf is a stored provenance, nil when neither field was given.
+func provenanceOf(model, client *string) *Provenance {
+	if model == nil && client == nil {
+		return nil
+	}
+	return &Provenance{Model: model, Client: client}
 }
 
 // stanceDocument is a stored stance's signed document, nil when it has none.

@@ -24,6 +24,9 @@ type claimTx struct {
 	ext    string
 	now    time.Time
 	thread *storage.Thread
+	// What causes the changes appendEvent records (§ 15): the stance written, or the claim
+	// that supersedes.
+	causeStance, causeClaim *int64
 }
 
 // runClaimTx runs fn in one transaction; fn counts the write against the rate (the last
@@ -32,18 +35,18 @@ func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(
 	var res *ClaimResult
 	// The answer is read in the write's own transaction: once committed, the write is
 	// answered without another trip to the database, which may by then be past the
-	// request's deadline.
+	// request's deadline; it is also what a retry under the same idempotency key answers.
 	ctx, cancel := writing(ctx)
 	defer cancel()
-	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+	err := s.writeTx(ctx, func(ctx context.Context, f *storage.Forum) (any, error) {
 		scoped := f.In(ScopeOf(a))
 		c := &claimTx{s: s, f: scoped, actor: a, ext: ext, now: storage.Now()}
 		claim, err := fn(ctx, c)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		res, err = s.readClaimIn(ctx, scoped, claim.ID)
-		return err
+		return res, err
 	})
 	if err != nil {
 		return nil, fault(err)
@@ -93,6 +96,11 @@ func (c *claimTx) applyState(claim *storage.Claim, op ClaimOp, from *ClaimState,
 		if mark.Confirmed {
 			claim.StateConfirmedAt = &c.now
 		}
+		// A claim sealed now records the quorum in force (§ 15).
+		if next == ClaimVerified && (from == nil || *from != ClaimVerified) {
+			q := c.s.limits.VerifyQuorum
+			claim.SealedQuorum = &q
+		}
 	}
 	claim.UpdatedAt = c.now
 }
@@ -115,6 +123,7 @@ func (c *claimTx) appendEvent(ctx context.Context, claim *storage.Claim, op Clai
 		ThreadID: claim.ThreadID, Subject: ClaimKey(claim.ID), Act: string(op), ToState: string(next),
 		Origin: mark.Origin, ActorIdentity: c.actor.Identity, ActorExtension: c.ext,
 		Label: c.actor.DisplayLabel(), Confirmed: mark.Confirmed, At: c.now,
+		StanceID: c.causeStance, CauseClaimID: c.causeClaim,
 	}
 	if from != nil {
 		ev.FromState = strPtr(string(*from))

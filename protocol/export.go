@@ -42,21 +42,33 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 	if !ok {
 		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(graph.FormatNames(), ", "))
 	}
-	g, err := s.ClaimGraph(ctx, scope, threadID)
-	if err != nil {
+	// One snapshot for the whole export (§ 15): every claim in claims[] is a node, has its
+	// assert event, and reads the same state in both.
+	var g *graph.Graph
+	var exp *Export
+	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		read = read.In(scope)
+		var err error
+		if g, err = s.claimGraphIn(ctx, read, threadID); err != nil || f.Name != "json" {
+			return err
+		}
+		exp, err = s.forumExport(ctx, read, threadID)
 		return err
+	})
+	if err != nil {
+		return fault(err)
 	}
 	var doc []byte
 	switch f.Name {
 	case "json":
-		exp, err := s.forumExport(ctx, scope, threadID)
-		if err != nil {
-			return err
-		}
 		exp.Nodes, exp.Edges = g.Nodes, g.Edges
-		if doc, err = json.Marshal(exp); err != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(exp); err != nil {
 			return err
 		}
+		doc = buf.Bytes()
 	case "aif":
 		var buf bytes.Buffer
 		if err := f.Write(&buf, g); err != nil {
@@ -82,8 +94,7 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 }
 
 // forumExport reads the threads with their messages, events and claims.
-func (s *Service) forumExport(ctx context.Context, scope storage.Scope, threadID int64) (*Export, error) {
-	read := s.db.Read().In(scope)
+func (s *Service) forumExport(ctx context.Context, read *storage.Forum, threadID int64) (*Export, error) {
 	var threads []storage.Thread
 	if threadID != 0 {
 		t, err := read.Thread(ctx, threadID)

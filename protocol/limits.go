@@ -33,6 +33,8 @@ type Limits struct {
 	// Failed authentications one client address may make per minute before every token it
 	// sends is refused unread until the minute has passed: guessing tokens stays slow.
 	FailedAuthsPerMinute int `json:"failed_auths_per_minute"`
+	// IdempotencyKeyHours is how long a write's idempotency key is kept at least (§ 15).
+	IdempotencyKeyHours int `json:"idempotency_key_hours"`
 }
 
 // DefaultLimits are the reference values of PROTOCOL.md § 8.
@@ -58,6 +60,7 @@ func DefaultLimits() Limits {
 		InboxWaitsPerIdentity:   8,
 		InboxWaitsMax:           1000,
 		FailedAuthsPerMinute:    30,
+		IdempotencyKeyHours:     24,
 	}
 }
 
@@ -84,6 +87,7 @@ func (l *Limits) fields() map[string]*int {
 		"inbox_waits_per_identity":   &l.InboxWaitsPerIdentity,
 		"inbox_waits_max":            &l.InboxWaitsMax,
 		"failed_auths_per_minute":    &l.FailedAuthsPerMinute,
+		"idempotency_key_hours":      &l.IdempotencyKeyHours,
 	}
 }
 

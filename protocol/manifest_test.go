@@ -117,7 +117,7 @@ func TestManifestReasons(t *testing.T) {
 		{"thread_authority_missing", 403}, {"not_found", 404}, {"payload_too_large", 413},
 		{"self_reply", 409}, {"thread_closed", 409}, {"invalid_transition", 409},
 		{"self_attestation", 409}, {"already_attested", 409}, {"limit_exceeded", 409},
-		{"rate_limited", 429}, {"unavailable", 503},
+		{"idempotency_conflict", 422}, {"rate_limited", 429}, {"unavailable", 503},
 	}
 	got := protocol.New(nil, protocol.Options{}).Manifest(nil).Reasons
 	if len(got) != len(want) {

@@ -63,7 +63,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 	var res *ModerationResult
 	ctx, cancel := writing(ctx)
 	defer cancel()
-	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+	err := s.writeTx(ctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		// A scoped lock moderates within its rooms only (§ 16): a thread outside is not found.
 		t, err := f.In(ScopeOf(a)).ThreadForUpdate(ctx, id)
 		if err != nil {
@@ -112,7 +112,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 		}
 		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, fault(err)
 	}

@@ -219,13 +219,19 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	read := s.reader(a)
-	if _, err := read.Thread(ctx, id); err != nil {
-		return nil, fault(notFound(err, "thread %s not found", ThreadKey(id)))
-	}
-	// Writers of one thread take turns (its row lock), so its event ids grow in commit order
-	// and an id cursor never skips.
-	rows, err2 := read.Events(ctx, id, after, eventsPage+1)
+	// One snapshot (§ 15): the thread and its page of events. Writers of one thread take
+	// turns (its row lock), so its event ids grow in commit order and an id cursor never
+	// skips.
+	var rows []storage.Event
+	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		read = read.In(ScopeOf(a))
+		if _, err := read.Thread(ctx, id); err != nil {
+			return notFound(err, "thread %s not found", ThreadKey(id))
+		}
+		var err error
+		rows, err = read.Events(ctx, id, after, eventsPage+1)
+		return err
+	})
 	if err2 != nil {
 		return nil, fault(err2)
 	}

@@ -38,7 +38,7 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 	// not end it (writing).
 	ctx, cancel := writing(ctx)
 	defer cancel()
-	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+	err := s.writeTx(ctx, func(ctx context.Context, f *storage.Forum) (any, error) {
 		var err error
 		w := &write{s: s, f: f.In(ScopeOf(a)), actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {
@@ -46,7 +46,7 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 		} else {
 			result, err = w.reply(ctx)
 		}
-		return err
+		return result, err
 	})
 	if err != nil {
 		return nil, fault(err)

@@ -6,6 +6,7 @@ package protocol
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyforum/parley/signed"
@@ -56,6 +57,8 @@ type Service struct {
 	waits      *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
+	// lastSweep is when idempotency keys were last swept (UnixNano; idempotency.go).
+	lastSweep atomic.Int64
 	policies  []PolicyInfo
 	realmKey  realmKeyCache
 }

@@ -115,7 +115,13 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 	var res *KeyResult
 	ctx, cancel := writing(ctx)
 	defer cancel()
-	werr := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+	// The answer (with the binding the realm key signs) is made inside the write's
+	// transaction, where an idempotency key records it: the realm key is read before, so that
+	// the transaction reads nothing outside itself.
+	if _, err := s.RealmKey(ctx); err != nil {
+		return nil, fault(err)
+	}
+	werr := s.writeTx(ctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		stored, created, err := f.RegisterKey(ctx, &storage.SigningKey{Identity: a.Identity, PublicKey: encoded, DID: &did, CreatedAt: now})
 		if errors.Is(err, storage.ErrAlreadyExists) {
 			return Refuse(ReasonInvalidTransition, "this key is registered to another identity; a key speaks for one identity only")
@@ -123,20 +129,19 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 		if err != nil {
 			return err
 		}
-		res = &KeyResult{Key: &KeyView{}, created: created, stored: stored}
+		view, err := s.keyView(ctx, stored)
+		if err != nil {
+			return err
+		}
+		res = &KeyResult{Key: view, created: created, stored: stored}
 		if !created {
 			return nil // a key registered before is no write
 		}
 		return s.countWrite(ctx, f, a, now)
-	})
+	}))
 	if werr != nil {
 		return nil, fault(werr)
 	}
-	view, verr := s.keyView(ctx, res.stored)
-	if verr != nil {
-		return nil, fault(verr)
-	}
-	res.Key = view
 	return res, nil
 }
 

@@ -85,7 +85,11 @@ type EventView struct {
 	Confirmed   bool       `json:"confirmed"`
 	ConfirmedAt *time.Time `json:"confirmed_at"`
 	Confirms    *string    `json:"confirms"`
-	At          time.Time  `json:"at"`
+	// What caused a claim's change (§ 15): the stance (att_/ref_/ver_), or the claim that
+	// superseded it.
+	Stance *string   `json:"stance,omitempty"`
+	Claim  *string   `json:"claim,omitempty"`
+	At     time.Time `json:"at"`
 	// Room is the room a move moved the thread to (§ 16); absent for every other act.
 	Room *string `json:"room,omitempty"`
 }
@@ -190,6 +194,14 @@ func eventView(e *storage.Event) *EventView {
 	if e.ConfirmsEventID != nil {
 		c := EventKey(*e.ConfirmsEventID)
 		v.Confirms = &c
+	}
+	if e.StanceID != nil {
+		k := StanceKey(e.Act, *e.StanceID)
+		v.Stance = &k
+	}
+	if e.CauseClaimID != nil {
+		k := ClaimKey(*e.CauseClaimID)
+		v.Claim = &k
 	}
 	if e.RoomID != nil {
 		r := RoomKey(*e.RoomID)

@@ -35,7 +35,7 @@ var artifactInfoColumns = []string{"ref", "size", "media_type", "identity", "cre
 // commit is (synchronous_commit, its default); on SQLite, whose other writes commit with
 // synchronous NORMAL, this commit alone syncs the write-ahead log (synchronous FULL on the
 // connection that commits it).
-func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx context.Context, f *Forum) error) (*Artifact, error) {
+func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx context.Context, f *Forum) error, then ...func(ctx context.Context, f *Forum, stored *Artifact) error) (*Artifact, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, translate(err)
@@ -60,7 +60,15 @@ func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx conte
 		if _, err := tx.NewInsert().Model(a).On("CONFLICT (ref) DO NOTHING").Exec(ctx); err != nil {
 			return err
 		}
-		return tx.NewSelect().Model(stored).Column(artifactInfoColumns...).Where("ref = ?", a.Ref).Scan(ctx)
+		if err := tx.NewSelect().Model(stored).Column(artifactInfoColumns...).Where("ref = ?", a.Ref).Scan(ctx); err != nil {
+			return err
+		}
+		for _, fn := range then {
+			if err := fn(ctx, &Forum{db: db, q: tx, tx: tx.Tx}, stored); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, translate(err)

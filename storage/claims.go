@@ -30,8 +30,10 @@ type Claim struct {
 	SupersededBy     *int64     `bun:"superseded_by"`
 	ProvenanceModel  *string    `bun:"provenance_model"`
 	ProvenanceClient *string    `bun:"provenance_client"`
-	CreatedAt        time.Time  `bun:"created_at,notnull"`
-	UpdatedAt        time.Time  `bun:"updated_at,notnull"`
+	// SealedQuorum is verify_quorum as it was when the claim became verified (§ 15).
+	SealedQuorum *int      `bun:"sealed_quorum"`
+	CreatedAt    time.Time `bun:"created_at,notnull"`
+	UpdatedAt    time.Time `bun:"updated_at,notnull"`
 }
 
 // Stance kinds as stored.
@@ -45,16 +47,19 @@ const (
 type Stance struct {
 	bun.BaseModel `bun:"table:claim_stances"`
 
-	ID         int64     `bun:"id,pk,autoincrement"`
-	ClaimID    int64     `bun:"claim_id,notnull"`
-	Kind       string    `bun:"kind,notnull"`
-	Identity   string    `bun:"identity,notnull"`
-	Extension  string    `bun:"extension,notnull"`
-	AuthorKind string    `bun:"author_kind,notnull"`
-	Evidence   string    `bun:"evidence,notnull"`
-	Note       *string   `bun:"note"`
-	Body       *string   `bun:"body"`
-	CreatedAt  time.Time `bun:"created_at,notnull"`
+	ID         int64   `bun:"id,pk,autoincrement"`
+	ClaimID    int64   `bun:"claim_id,notnull"`
+	Kind       string  `bun:"kind,notnull"`
+	Identity   string  `bun:"identity,notnull"`
+	Extension  string  `bun:"extension,notnull"`
+	AuthorKind string  `bun:"author_kind,notnull"`
+	Evidence   string  `bun:"evidence,notnull"`
+	Note       *string `bun:"note"`
+	Body       *string `bun:"body"`
+	// The provenance the stance was sent with (§ 15), as a message's.
+	ProvenanceModel  *string   `bun:"provenance_model"`
+	ProvenanceClient *string   `bun:"provenance_client"`
+	CreatedAt        time.Time `bun:"created_at,notnull"`
 	// The signature of the signed profile (§ 13), when the stance was signed: the key, the
 	// at exactly as sent (it is part of the signed bytes) and the base64 signature.
 	SignatureKeyID *int64  `bun:"signature_key_id"`
@@ -69,7 +74,7 @@ type Stance struct {
 }
 
 // claimColumns are the columns a change of a claim writes.
-var claimColumns = []string{"state", "state_origin", "state_confirmed_at", "superseded_by", "updated_at"}
+var claimColumns = []string{"state", "state_origin", "state_confirmed_at", "superseded_by", "sealed_quorum", "updated_at"}
 
 // Claim reads one claim.
 func (f *Forum) Claim(ctx context.Context, id int64) (*Claim, error) {

@@ -138,7 +138,10 @@ type Event struct {
 	Confirmed       bool       `bun:"confirmed,notnull"`
 	ConfirmedAt     *time.Time `bun:"confirmed_at"`
 	ConfirmsEventID *int64     `bun:"confirms_event_id"`
-	At              time.Time  `bun:"at,notnull"`
+	// What caused a claim's change (§ 15): the stance, or the claim that superseded it.
+	StanceID     *int64    `bun:"stance_id"`
+	CauseClaimID *int64    `bun:"cause_claim_id"`
+	At           time.Time `bun:"at,notnull"`
 	// RoomID is the room a move event moved the thread to; nil for every other event.
 	RoomID *int64 `bun:"room_id"`
 }

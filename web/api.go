@@ -31,6 +31,22 @@ type apiRoute struct {
 	op     operation
 	public bool // answers without a token
 	waits  bool // may wait for news (a long poll), which a shutdown ends
+	// name is the operation's name, the same over MCP (its tool's name), under which a write
+	// remembers its idempotency key (§ 15). Every route that is not a GET is a write and takes
+	// an Idempotency-Key; one without a name is known by its method and path.
+	name string
+}
+
+// writeName is the name of a write route's operation ("" for a read).
+func (r apiRoute) writeName() string {
+	switch {
+	case r.method == fiber.MethodGet:
+		return ""
+	case r.name != "":
+		return r.name
+	default:
+		return r.method + " " + r.path
+	}
 }
 
 // apiRoutes is § 10's table, without the claims (claimRoutes), keys (keyRoutes), artifacts
@@ -40,12 +56,12 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 	return []apiRoute{
 		{method: get, path: "/v1/manifest", status: ok, op: op(svc.GetManifest), public: true},
 		{method: get, path: "/.well-known/parley", status: ok, op: op(svc.GetManifest), public: true},
-		{method: post, path: "/v1/messages", status: fiber.StatusCreated, op: op(svc.Send)},
+		{method: post, path: "/v1/messages", status: fiber.StatusCreated, op: op(svc.Send), name: "send"},
 		{method: get, path: "/v1/threads", status: ok, op: op(svc.ListThreads)},
 		{method: get, path: "/v1/threads/:id", status: ok, op: op(svc.ReadThread)},
 		{method: get, path: "/v1/threads/:id/events", status: ok, op: op(svc.ReadEvents)},
-		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm)},
-		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark)},
+		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm), name: "confirm"},
+		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark), name: "mark"},
 		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
 		// § 16 rooms
 		{method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
@@ -106,6 +122,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if id == (pathID{}) {
 			id = threadPath
 		}
+		// § 15: a write's idempotency key is looked up right after authentication.
+		key, err := idempotencyKey(c, r, actor)
+		if err != nil {
+			return a.writeError(c, err)
+		}
 		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
 		if bad != nil {
 			if actor != nil || r.public {
@@ -123,10 +144,13 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 				defer a.metrics.waiting()()
 			}
 		}
-		res, err := r.op(ctx, actor, raw)
+		res, err := a.svc.Idempotently(ctx, actor, key, r.writeName(), raw, func(ctx context.Context) (any, error) {
+			return r.op(ctx, actor, raw)
+		})
 		if err != nil {
 			return a.writeError(c, err)
 		}
+		markReplayed(c, res)
 		ex.ended(res, nil)
 		if doc, ok := res.(document); ok && doc.IsDocument() {
 			return writeDocument(c, r.status, doc)
@@ -153,4 +177,29 @@ func authorizationHeaders(c *fiber.Ctx) []string {
 		values[i] = string(v)
 	}
 	return values
+}
+
+// idempotencyKey is the Idempotency-Key of a write by an authenticated caller ("" when there
+// is none, for a read, or without a caller, whom the operation refuses); a malformed one is
+// invalid_body.
+func idempotencyKey(c *fiber.Ctx, r apiRoute, actor *protocol.Actor) (string, error) {
+	if actor == nil || r.writeName() == "" {
+		return "", nil
+	}
+	raw := c.Request().Header.PeekAll(protocol.IdempotencyKeyHeader)
+	if len(raw) == 0 {
+		return "", nil
+	}
+	values := make([]string, len(raw))
+	for i, v := range raw {
+		values[i] = string(v)
+	}
+	return protocol.ParseIdempotencyKeyHeader(values)
+}
+
+// markReplayed says of an answer repeated under its idempotency key that it is one.
+func markReplayed(c *fiber.Ctx, res any) {
+	if _, ok := res.(*protocol.Replayed); ok {
+		c.Set(protocol.IdempotentReplayedHeader, "true")
+	}
 }

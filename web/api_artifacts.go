@@ -45,10 +45,20 @@ func (a *api) putArtifact(c *fiber.Ctx) error {
 	if err != nil {
 		return a.writeError(c, err)
 	}
-	res, err := a.svc.PutArtifact(ctx, actor, c.Request().Body(), string(c.Request().Header.ContentType()))
+	key, err := idempotencyKey(c, apiRoute{method: fiber.MethodPut, name: "artifact_put"}, actor)
 	if err != nil {
 		return a.writeError(c, err)
 	}
+	// The input a key is remembered with is the bytes and their media type.
+	body, media := c.Request().Body(), string(c.Request().Header.ContentType())
+	input := append([]byte(media+"\n"), body...)
+	res, err := a.svc.Idempotently(ctx, actor, key, "artifact_put", input, func(ctx context.Context) (any, error) {
+		return a.svc.PutArtifact(ctx, actor, body, media)
+	})
+	if err != nil {
+		return a.writeError(c, err)
+	}
+	markReplayed(c, res)
 	ex.ended(res, nil)
 	return writeJSON(c, fiber.StatusCreated, res)
 }

@@ -10,12 +10,12 @@ import (
 func claimRoutes(svc *protocol.Service) []apiRoute {
 	const get, post, ok = fiber.MethodGet, fiber.MethodPost, fiber.StatusOK
 	return []apiRoute{
-		{method: post, path: "/v1/claims", status: fiber.StatusCreated, op: op(svc.Assert)},
+		{method: post, path: "/v1/claims", status: fiber.StatusCreated, op: op(svc.Assert), name: "claim_assert"},
 		{method: get, path: "/v1/claims/:id", id: claimPath, status: ok, op: op(svc.ReadClaim)},
-		{method: post, path: "/v1/claims/:id/attest", id: claimPath, status: ok, op: op(svc.Attest)},
-		{method: post, path: "/v1/claims/:id/refute", id: claimPath, status: ok, op: op(svc.Refute)},
-		{method: post, path: "/v1/claims/:id/verify", id: claimPath, status: ok, op: op(svc.Verify)},
-		{method: post, path: "/v1/claims/:id/mark", id: claimPath, status: ok, op: op(svc.MarkClaim)},
+		{method: post, path: "/v1/claims/:id/attest", id: claimPath, status: ok, op: op(svc.Attest), name: "claim_attest"},
+		{method: post, path: "/v1/claims/:id/refute", id: claimPath, status: ok, op: op(svc.Refute), name: "claim_refute"},
+		{method: post, path: "/v1/claims/:id/verify", id: claimPath, status: ok, op: op(svc.Verify), name: "claim_verify"},
+		{method: post, path: "/v1/claims/:id/mark", id: claimPath, status: ok, op: op(svc.MarkClaim), name: "claim_mark"},
 		{method: get, path: "/v1/graph", status: ok, op: op(svc.Graph)},
 	}
 }

@@ -10,7 +10,7 @@ import (
 // or 200 for a key registered before) and listing an identity's keys.
 func keyRoutes(svc *protocol.Service) []apiRoute {
 	return []apiRoute{
-		{method: fiber.MethodPut, path: "/v1/keys", status: fiber.StatusCreated, op: op(svc.RegisterKey)},
+		{method: fiber.MethodPut, path: "/v1/keys", status: fiber.StatusCreated, op: op(svc.RegisterKey), name: "key_register"},
 		{method: fiber.MethodGet, path: "/v1/keys", status: fiber.StatusOK, op: op(svc.ListKeys)},
 	}
 }

@@ -71,8 +71,52 @@ func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte)
 		out, err := t.run(ctx, a, args)
 		return a, out, err
 	}
-	out, err := t.run(bounded, a, args)
+	if t.readOnly {
+		out, err := t.run(bounded, a, args)
+		return a, out, err
+	}
+	// § 15: a write's idempotency key is looked up right after authentication.
+	key, args, err := keyArgument(a, args)
+	if err != nil {
+		return a, nil, err
+	}
+	out, err := h.svc.Idempotently(bounded, a, key, t.name, args, func(ctx context.Context) (any, error) {
+		return t.run(ctx, a, args)
+	})
 	return a, out, err
+}
+
+// keyArgument takes the argument idempotency_key out of a write's arguments, which the
+// operation then reads without it. Without a caller, or with arguments that are no JSON
+// object, they go to the operation as they are, for it to refuse.
+func keyArgument(a *protocol.Actor, args []byte) (string, []byte, error) {
+	if a == nil || !bytes.Contains(args, []byte(protocol.IdempotencyKeyArgument)) {
+		return "", args, nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(args, &fields) != nil {
+		return "", args, nil
+	}
+	raw, ok := fields[protocol.IdempotencyKeyArgument]
+	if !ok {
+		return "", args, nil
+	}
+	delete(fields, protocol.IdempotencyKeyArgument)
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return "", nil, err
+	}
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return "", rest, nil
+	}
+	var key string
+	if json.Unmarshal(raw, &key) != nil {
+		return "", nil, protocol.Refuse(protocol.ReasonInvalidBody, "field %s must be a string", protocol.IdempotencyKeyArgument)
+	}
+	if err := protocol.CheckIdempotencyKey(key); err != nil {
+		return "", nil, err
+	}
+	return key, rest, nil
 }
 
 // answer puts an operation's outcome on the wire (§ 9, § 10). A result is structuredContent

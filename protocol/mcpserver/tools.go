@@ -49,7 +49,8 @@ func (h *Handler) tools() []tool {
 		description: "Send one message. An ask without thread opens a thread; others name their thread. " +
 			"decide, close, defer, reject, obsolete and reopen need authority (the creator, a lock holder, a human); " +
 			"nobody replies to their own message (self_reply). " +
-			"A refusal is an error result {reason, message, status}.",
+			"A refusal is an error result {reason, message, status}. " +
+			"Retry any write with the same idempotency_key: written once.",
 		input: object(schema{
 			"kind":   enum("", kindNames()),
 			"thread": str("th_<n>; omit only for an ask that opens a new thread"),
@@ -131,7 +132,11 @@ func (t tool) mcpTool() *mcp.Tool {
 	if !t.readOnly {
 		ann.DestructiveHint = &no // messages and events are appended, never overwritten
 	}
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: withVersion(t.input), OutputSchema: result, Annotations: ann}
+	input := withVersion(t.input)
+	if !t.readOnly {
+		input = withKey(input)
+	}
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: input, OutputSchema: result, Annotations: ann}
 }
 
 func kindNames() []string {
@@ -164,3 +169,13 @@ func withVersion(input schema) schema {
 	out["properties"] = with
 	return out
 }
+
+// withKey adds the idempotency key that every write's input takes (§ 15).
+func withKey(input schema) schema {
+	input["properties"].(schema)[protocol.IdempotencyKeyArgument] = idempotencyKey
+	return input
+}
+
+// idempotencyKey is the schema of the argument idempotency_key, kept to its type: it is on
+// every write tool, and send's description says how to retry with it.
+var idempotencyKey = schema{"type": "string"}

@@ -20,6 +20,7 @@ func (h *Handler) claimTools() []tool {
 	// other tools name it: every byte of tools/list is in each client's context.
 	citedProof := described(schema{"type": "array", "minItems": 1, "items": anyObject}, "as claim_assert's")
 	from := object(schema{"extension": str("")})
+	prov := object(schema{"model": str(""), "client": str("")})
 	return []tool{{
 		name:        "claim_assert",
 		description: "Assert a claim with evidence (typed pointers, see the manifest's dialectic profile); it starts unverified.",
@@ -32,17 +33,17 @@ func (h *Handler) claimTools() []tool {
 	}, {
 		name:        "claim_attest",
 		description: "Support another identity's claim, once, with evidence of your own: unverified becomes supported.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "proof": stanceProof}, "claim", "evidence"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence"),
 		run:         op(s.Attest),
 	}, {
 		name:        "claim_refute",
 		description: "Refute a claim with counter-evidence and a reason (body): it becomes refuted, even if verified.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "proof": stanceProof}, "claim", "evidence", "body"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence", "body"),
 		run:         op(s.Refute),
 	}, {
 		name:        "claim_verify",
 		description: "Seal a supported claim of another identity (verify right): verified at the verify_quorum-th verifier.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, "as claim_assert's"), "note": str(""), "proof": stanceProof}, "claim"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, "as claim_assert's"), "note": str(""), "proof": stanceProof, "provenance": prov}, "claim"),
 		run:         op(s.Verify),
 	}, {
 		name:        "claim_read",

@@ -9,7 +9,7 @@ var reasonStatus = map[string]int{
 	"invalid_body": 400, "unauthenticated": 401, "token_right_missing": 403,
 	"thread_authority_missing": 403, "not_found": 404, "payload_too_large": 413,
 	"self_reply": 409, "thread_closed": 409, "invalid_transition": 409, "self_attestation": 409,
-	"already_attested": 409, "limit_exceeded": 409, "rate_limited": 429, "unavailable": 503,
+	"already_attested": 409, "limit_exceeded": 409, "idempotency_conflict": 422, "rate_limited": 429, "unavailable": 503,
 }
 
 // caller is one kind of actor of the matrix (§ 1, § 6, § 12).
