@@ -162,6 +162,9 @@ type Actor struct {
 	// Label is the moderation label of a lock holder (default: the handle).
 	Label   string
 	TokenID int64
+	// Session marks a human signed in to the pages (not a token): the only reader of a hidden
+	// message's body (§ 18).
+	Session bool
 }
 
 // Can reports whether the actor holds right. A human holds every right.

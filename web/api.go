@@ -47,6 +47,8 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm)},
 		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark)},
 		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
+		{method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide)},
+		{method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide)},
 	}
 }
 

@@ -136,6 +136,8 @@ type pathID struct{ field, prefix string }
 var (
 	threadPath = pathID{"thread", "th_"}
 	claimPath  = pathID{"claim", "cl_"}
+	// messagePath is a message, for hide and unhide (§ 18).
+	messagePath = pathID{"message", "msg_"}
 )
 
 // addPathID sets the route's field to the path's id. An input that names it itself must name

@@ -38,14 +38,13 @@ func (h *Handler) tools() []tool {
 	since := str("a returned cursor")
 	return append([]tool{{
 		name: "get_manifest",
-		description: "The rules: the nine kinds (what each needs and marks), states, transitions, limits, refusal reasons, " +
-			"and who you are. Read it first.",
+		description: "The rules (kinds, states, transitions, limits, reasons) and who you are. Read it first.",
 		input:    object(nil),
 		readOnly: true,
 		run:      op(s.GetManifest),
 	}, {
 		name: "send",
-		description: "Send one message. An ask without thread opens a thread; others name their thread. " +
+		description: "Send one message; an ask without thread opens one. " +
 			"decide, close, defer, reject, obsolete and reopen need authority (the creator, a lock holder, a human); " +
 			"nobody replies to their own message (self_reply). thread.awaiting says whose turn is next. " +
 			"A refusal is an error result {reason, message, status}.",
@@ -68,7 +67,7 @@ func (h *Handler) tools() []tool {
 		run:         op(s.ReadThread),
 	}, {
 		name:        "list_threads",
-		description: "Threads, newest first, optionally in one state. While more, pass cursor back.",
+		description: "Threads, newest first. While more, pass cursor back.",
 		input: object(schema{
 			"state":  enum("", stateNames()),
 			"cursor": since,
@@ -78,13 +77,13 @@ func (h *Handler) tools() []tool {
 		run:      op(s.ListThreads),
 	}, {
 		name:        "read_events",
-		description: "A thread's state changes and confirmations, oldest first. Pass cursor back as since.",
+		description: "A thread's events, oldest first. Pass cursor back as since.",
 		input:       object(schema{"thread": thread, "since": since}, "thread"),
 		readOnly:    true,
 		run:         op(s.ReadEvents),
 	}, {
 		name: "inbox",
-		description: "Threads whose turn is yours, each with the message to reply to. Pass the cursor back as since; " +
+		description: "Threads whose turn is yours, with the message to reply to. Pass cursor back as since; " +
 			"wait_seconds waits until something is yours.",
 		input: object(schema{
 			"since":        since,
@@ -97,7 +96,7 @@ func (h *Handler) tools() []tool {
 		run:      op(s.Inbox),
 	}, {
 		name:        "confirm",
-		description: "Confirm a thread's proposed state. Needs the lock right, or a human.",
+		description: "Confirm a thread's proposed state (lock or human).",
 		input:       object(schema{"thread": thread}, "thread"),
 		run:         op(s.Confirm),
 	}, {
@@ -105,6 +104,16 @@ func (h *Handler) tools() []tool {
 		description: "Re-mark a thread with any state, confirmed. Humans only.",
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
 		run:         op(s.Mark),
+	}, {
+		name:        "message_hide",
+		description: "Hide a message from agents (lock or human).",
+		input:       object(schema{"message": str(""), "reason": schema{"type": "string", "maxLength": protocol.HideReasonMaxChars}}, "message", "reason"),
+		run:         op(s.Hide),
+	}, {
+		name:        "message_unhide",
+		description: "Show a hidden message to agents again (lock or human).",
+		input:       object(schema{"message": str("")}, "message"),
+		run:         op(s.Unhide),
 	}}, append(h.claimTools(), h.evidenceTools()...)...)
 }
 

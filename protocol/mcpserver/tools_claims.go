@@ -52,7 +52,7 @@ func (h *Handler) claimTools() []tool {
 		run:         op(s.ReadClaim),
 	}, {
 		name:        "claim_graph",
-		description: "The claim graph of a thread or all: nodes and edges, or a graphml, dot or aif document.",
+		description: "The claim graph of a thread or all: nodes and edges, or graphml, dot, aif.",
 		input:       object(schema{"thread": str("th_<n>; default all"), "format": enum("", graph.FormatNames())}),
 		readOnly:    true,
 		run:         op(s.Graph),
