@@ -43,7 +43,7 @@ func (s *SignedStance) Check() error {
 	for i, e := range s.Evidence {
 		items[i] = signed.Evidence{Kind: e.Kind, Ref: e.Ref, Note: e.Note}
 	}
-	return signed.Verify(s.Signature.PublicKey, s.Signature.Sig,
+	return signed.VerifyLegacy(s.Signature.PublicKey, s.Signature.Sig,
 		signed.NewPayload(s.Claim, s.Statement, items, s.By, s.Signature.At))
 }
 

@@ -87,7 +87,9 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 		return nil, err
 	}
 	now := storage.Now()
-	stored, err := s.db.PutArtifact(context.WithoutCancel(ctx), &storage.Artifact{
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	stored, err := s.db.PutArtifact(ctx, &storage.Artifact{
 		Ref: ArtifactRef(content), Size: int64(len(content)), MediaType: media, Content: content,
 		Identity: a.Identity, CreatedAt: now,
 	}, func(ctx context.Context, f *storage.Forum) error { return s.countWrite(ctx, f, a, now) })

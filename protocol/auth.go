@@ -25,7 +25,13 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*Actor, erro
 	case !SameHash(t.SecretHash, hash):
 		return nil, Refuse(ReasonUnauthenticated, "the token is unknown or revoked")
 	}
-	return ActorOfToken(t), nil
+	a := ActorOfToken(t)
+	if a.Scoped() {
+		if a.RoomKeys, err = s.reachedRooms(ctx, a); err != nil {
+			return nil, fault(err)
+		}
+	}
+	return a, nil
 }
 
 // ActorOfToken is the actor a stored token stands for. A human's personal token acts as that
@@ -42,6 +48,9 @@ func ActorOfToken(t *storage.Token) *Actor {
 	}
 	if t.Label != nil {
 		a.Label = *t.Label
+	}
+	if !t.Human {
+		a.Rooms = ParseTokenRooms(t.Rooms)
 	}
 	return a
 }

@@ -17,6 +17,7 @@ type BrowseQuery struct {
 	Unconfirmed bool   // only threads whose state is an unconfirmed proposal
 	Cursor      string // from the previous page; "" for the first
 	Limit       int    // 0 for the default page; clamped to list_max_items
+	Room        string // a room (rm_<n>, <n> or name) and its inner rooms; "" for every room
 }
 
 // Browse answers one page of threads, the newest activity first.
@@ -36,7 +37,11 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 		after = &storage.ActivityCursor{UpdatedAt: time.UnixMicro(n[0]).UTC(), ID: n[1]}
 	}
 	limit := s.pageSize(q.Limit)
-	rows, err := s.db.Read().ThreadsByActivity(ctx, string(q.State), q.Unconfirmed, after, limit+1)
+	scope, err := s.roomScope(ctx, a, q.Room)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.Read().In(scope).ThreadsByActivity(ctx, string(q.State), q.Unconfirmed, after, limit+1)
 	if err != nil {
 		return nil, fault(err)
 	}
@@ -89,7 +94,7 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		return nil, refusal
 	}
 	limit = s.pageSize(limit)
-	read := s.db.Read()
+	read := s.reader(a)
 	rows, err := read.Proposals(ctx, after, limit+1)
 	if err != nil {
 		return nil, fault(err)

@@ -28,7 +28,7 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 		return nil, refusal
 	}
 	limit = s.pageSize(limit)
-	read := s.db.Read()
+	read := s.reader(a)
 	now := storage.Now()
 	claims, err := read.ClaimsInStateOpen(ctx, string(ClaimSupported), string(StateClosed), now, after, limit+1)
 	if err != nil {

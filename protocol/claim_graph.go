@@ -50,6 +50,10 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if err != nil {
 		return nil, err
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return nil, err
+	}
 	name, hasFormat, err := o.str("format")
 	if err != nil {
 		return nil, err
@@ -67,16 +71,21 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	g, err2 := s.ClaimGraph(ctx, threadID)
+	scope, err2 := s.roomScope(ctx, a, room)
+	if err2 != nil {
+		return nil, err2
+	}
+	g, err2 := s.ClaimGraph(ctx, scope, threadID)
 	if err2 != nil {
 		return nil, err2
 	}
 	return &GraphResult{Format: format, Graph: g}, nil
 }
 
-// ClaimGraph builds the claim graph of a thread (0: of the whole forum), grounded labels set.
-func (s *Service) ClaimGraph(ctx context.Context, threadID int64) (*graph.Graph, error) {
-	read := s.db.Read()
+// ClaimGraph builds the claim graph of a thread (0: of the whole forum, or of the rooms of
+// scope), grounded labels set; only what scope reaches (ScopeOf).
+func (s *Service) ClaimGraph(ctx context.Context, scope storage.Scope, threadID int64) (*graph.Graph, error) {
+	read := s.db.Read().In(scope)
 	var claims []storage.Claim
 	var err error
 	if threadID != 0 {

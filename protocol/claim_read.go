@@ -21,12 +21,16 @@ func (s *Service) ReadClaim(ctx context.Context, a *Actor, raw []byte) (*ClaimRe
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	return s.readClaim(ctx, id)
+	return s.readClaim(ctx, a, id)
 }
 
 // readClaim reads one claim with its stances and the claims it superseded.
-func (s *Service) readClaim(ctx context.Context, id int64) (*ClaimResult, error) {
-	read := s.db.Read()
+func (s *Service) readClaim(ctx context.Context, a *Actor, id int64) (*ClaimResult, error) {
+	return s.readClaimIn(ctx, s.reader(a), id)
+}
+
+// readClaimIn is readClaim with the queries of read (a write's transaction, in the actor's scope).
+func (s *Service) readClaimIn(ctx context.Context, read *storage.Forum, id int64) (*ClaimResult, error) {
 	claim, err := read.Claim(ctx, id)
 	if err != nil {
 		return nil, fault(notFound(err, "claim %s not found", ClaimKey(id)))

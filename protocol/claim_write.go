@@ -29,17 +29,26 @@ type claimTx struct {
 // runClaimTx runs fn in one transaction; fn counts the write against the rate (the last
 // check), so a claim that fails counts nothing.
 func (s *Service) runClaimTx(ctx context.Context, a *Actor, ext string, fn func(ctx context.Context, c *claimTx) (*storage.Claim, error)) (*ClaimResult, error) {
-	var claim *storage.Claim
-	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
-		c := &claimTx{s: s, f: f, actor: a, ext: ext, now: storage.Now()}
-		var err error
-		claim, err = fn(ctx, c)
+	var res *ClaimResult
+	// The answer is read in the write's own transaction: once committed, the write is
+	// answered without another trip to the database, which may by then be past the
+	// request's deadline.
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+		scoped := f.In(ScopeOf(a))
+		c := &claimTx{s: s, f: scoped, actor: a, ext: ext, now: storage.Now()}
+		claim, err := fn(ctx, c)
+		if err != nil {
+			return err
+		}
+		res, err = s.readClaimIn(ctx, scoped, claim.ID)
 		return err
 	})
 	if err != nil {
 		return nil, fault(err)
 	}
-	return s.readClaim(ctx, claim.ID)
+	return res, nil
 }
 
 // lockThread locks the thread a claim lives in, so that its writers take turns.

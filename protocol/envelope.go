@@ -18,6 +18,9 @@ type Envelope struct {
 	Extension  string
 	Body       string
 	Provenance Provenance
+	// Room is the room of an ask that opens a thread (§ 16): rm_<n>, <n> or a name; "" for
+	// general.
+	Room string
 }
 
 // Provenance says where a message came from; both fields are optional.
@@ -74,11 +77,17 @@ func DecodeEnvelope(raw []byte, limits Limits) (*Envelope, *Error) {
 	if env.Provenance, err = decodeProvenance(o, limits); err != nil {
 		return nil, err
 	}
+	if env.Room, _, err = o.room("room"); err != nil {
+		return nil, err
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
 	if env.Thread == 0 && env.Parent == 0 && env.Kind != KindAsk {
 		return nil, Refuse(ReasonInvalidBody, "field thread is missing; only an ask may open a new thread")
+	}
+	if env.Room != "" && (env.Thread != 0 || env.Parent != 0) {
+		return nil, Refuse(ReasonInvalidBody, "field room is only for an ask that opens a thread; a thread changes room by a human's move")
 	}
 	return env, nil
 }

@@ -31,18 +31,24 @@ type Export struct {
 
 // WriteExport writes the export of a thread (0: the whole forum) in format to w.
 func (s *Service) WriteExport(ctx context.Context, threadID int64, format string, w io.Writer) error {
+	return s.WriteExportIn(ctx, storage.Scope{}, threadID, format, w)
+}
+
+// WriteExportIn is WriteExport of what scope holds (§ 16: a room and its inner rooms, or
+// what a scoped token reaches): a thread outside it is not found.
+func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, threadID int64, format string, w io.Writer) error {
 	f, ok := graph.FormatByName(format)
 	if !ok {
 		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(graph.FormatNames(), ", "))
 	}
-	g, err := s.ClaimGraph(ctx, threadID)
+	g, err := s.ClaimGraph(ctx, scope, threadID)
 	if err != nil {
 		return err
 	}
 	if f.Name != "json" {
 		return f.Write(w, g)
 	}
-	exp, err := s.forumExport(ctx, threadID)
+	exp, err := s.forumExport(ctx, scope, threadID)
 	if err != nil {
 		return err
 	}
@@ -54,8 +60,8 @@ func (s *Service) WriteExport(ctx context.Context, threadID int64, format string
 }
 
 // forumExport reads the threads with their messages, events and claims.
-func (s *Service) forumExport(ctx context.Context, threadID int64) (*Export, error) {
-	read := s.db.Read()
+func (s *Service) forumExport(ctx context.Context, scope storage.Scope, threadID int64) (*Export, error) {
+	read := s.db.Read().In(scope)
 	var threads []storage.Thread
 	if threadID != 0 {
 		t, err := read.Thread(ctx, threadID)

@@ -44,6 +44,7 @@ type FeedEvent struct {
 type Feed struct {
 	svc     *Service
 	thread  int64
+	scope   storage.Scope // what the listener reaches, narrowed to its room (§ 16)
 	after   storage.Position
 	release func()
 	closed  sync.Once
@@ -68,6 +69,10 @@ func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, er
 	if err != nil {
 		return nil, err
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return nil, err
+	}
 	f := &Feed{svc: s, thread: thread}
 	if hasSince {
 		n, err := decodeCursor("since", feedCursorTag, since, 2)
@@ -82,7 +87,12 @@ func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, er
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	read := s.db.Read()
+	scope, serr := s.roomScope(ctx, a, room)
+	if serr != nil {
+		return nil, serr
+	}
+	f.scope = scope
+	read := s.db.Read().In(scope)
 	if thread != 0 {
 		if _, err := read.Thread(ctx, thread); err != nil {
 			return nil, fault(notFound(err, "thread %s not found", ThreadKey(thread)))
@@ -127,7 +137,7 @@ func (f *Feed) Next(ctx context.Context, max int, wait time.Duration) ([]FeedEve
 func (f *Feed) read(ctx context.Context, max int) ([]FeedEvent, error) {
 	ctx, cancel := f.svc.Bounded(context.WithoutCancel(ctx))
 	defer cancel()
-	items, horizon, err := f.svc.db.Read().Feed(ctx, storage.FeedQuery{After: f.after, ThreadID: f.thread, Limit: max})
+	items, horizon, err := f.svc.db.Read().In(f.scope).Feed(ctx, storage.FeedQuery{After: f.after, ThreadID: f.thread, Limit: max})
 	if err != nil {
 		return nil, fault(err)
 	}
@@ -164,13 +174,21 @@ func (s *Service) FeedCursor(ctx context.Context, a *Actor, raw []byte) (string,
 	if err != nil {
 		return "", err
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return "", err
+	}
 	if err := o.rest(); err != nil {
 		return "", err
 	}
 	if err := requireActor(a, RightRead); err != nil {
 		return "", err
 	}
-	_, horizon, err2 := s.db.Read().Feed(ctx, storage.FeedQuery{ThreadID: thread})
+	scope, serr := s.roomScope(ctx, a, room)
+	if serr != nil {
+		return "", serr
+	}
+	_, horizon, err2 := s.db.Read().In(scope).Feed(ctx, storage.FeedQuery{ThreadID: thread})
 	if err2 != nil {
 		return "", fault(err2)
 	}

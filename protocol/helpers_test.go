@@ -236,6 +236,13 @@ func replayThread(evs []*protocol.EventView) (replayedState, error) {
 			}
 			continue
 		}
+		if ev.Act == protocol.ActMove {
+			// A move (§ 16) changes the thread's room, never its state.
+			if ev.From == nil || *ev.From != r.State || ev.To != r.State || ev.Room == nil {
+				return r, fmt.Errorf("move %s goes %v -> %s to %v, want from = to = %s and a room", ev.ID, ev.From, ev.To, ev.Room, r.State)
+			}
+			continue
+		}
 		if ev.Act == "confirm" {
 			switch {
 			case ev.To != r.State:

@@ -101,12 +101,15 @@ func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, reason *str
 		return nil, Refuse(ReasonTokenRightMissing, "%s needs the lock right, or a human", act)
 	}
 	var res *HideResult
+	ctx, cancel := writing(ctx)
+	defer cancel()
 	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
 		m, err := f.Message(ctx, id)
 		if err != nil {
 			return notFound(err, "message %s not found", MessageKey(id))
 		}
-		t, err := f.ThreadForUpdate(ctx, m.ThreadID)
+		// A scoped lock moderates within its rooms only (§ 16): a message outside is not found.
+		t, err := f.In(ScopeOf(a)).ThreadForUpdate(ctx, m.ThreadID)
 		if err != nil {
 			return notFound(err, "message %s not found", MessageKey(id))
 		}

@@ -165,6 +165,14 @@ type Actor struct {
 	// Session marks a human signed in to the pages (not a token): the only reader of a hidden
 	// message's body (§ 18).
 	Session bool
+	// Rooms are the rooms a scoped token is scoped to (§ 16); nil reaches every room. See
+	// ScopeOf.
+	Rooms []int64
+	// RoomKeys are the rooms a scoped token reaches, its rooms and the rooms inside them,
+	// as the manifest names them; filled when the token is authenticated.
+	RoomKeys []string
+	// Operator is the operator at the command line (OperatorActor), never a network caller.
+	Operator bool
 }
 
 // Can reports whether the actor holds right. A human holds every right.

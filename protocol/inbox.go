@@ -30,6 +30,8 @@ type inboxParams struct {
 	extension *string
 	limit     int
 	wait      time.Duration
+	room      string // the room filter (§ 16); "" for every room the caller reaches
+	scope     storage.Scope
 }
 
 // Inbox answers {since?, extension?, limit?, wait_seconds?}. With wait_seconds it waits, up
@@ -44,6 +46,11 @@ func (s *Service) Inbox(ctx context.Context, a *Actor, raw []byte) (*InboxResult
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
+	scope, serr := s.roomScope(ctx, a, p.room)
+	if serr != nil {
+		return nil, serr
+	}
+	p.scope = scope
 	if p.wait == 0 {
 		return s.boundedInboxRead(ctx, a, p)
 	}
@@ -93,6 +100,9 @@ func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
 		return nil, err
 	}
 	p.wait = time.Duration(wait) * time.Second
+	if p.room, _, err = o.room("room"); err != nil {
+		return nil, err
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
@@ -108,7 +118,7 @@ func (s *Service) boundedInboxRead(ctx context.Context, a *Actor, p *inboxParams
 }
 
 func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*InboxResult, error) {
-	read := s.db.Read()
+	read := s.db.Read().In(p.scope)
 	rows, horizon, err := read.Inbox(ctx, storage.InboxQuery{
 		Identity: a.Identity, Extension: p.extension, After: p.after, Limit: p.limit + 1,
 	})

@@ -7,6 +7,7 @@ type Manifest struct {
 	Parley      string           `json:"parley"`
 	Server      ServerInfo       `json:"server"`
 	Realm       string           `json:"realm"`
+	RealmKey    string           `json:"realm_key,omitempty"`
 	Limits      Limits           `json:"limits"`
 	Envelope    EnvelopeInfo     `json:"envelope"`
 	Kinds       []KindInfo       `json:"kinds"`
@@ -60,6 +61,9 @@ type You struct {
 	Rights   []string `json:"rights"`
 	Label    *string  `json:"label"`
 	Human    bool     `json:"human"`
+	// Rooms are the rooms a scoped token reaches (§ 16); absent for one that reaches every
+	// room.
+	Rooms []string `json:"rooms,omitempty"`
 }
 
 // profiles lists the optional profiles that are implemented; each adds itself here.
@@ -68,10 +72,11 @@ var profiles []ProfileInfo
 // Manifest describes this instance, and the caller when a is not nil.
 func (s *Service) Manifest(a *Actor) *Manifest {
 	m := &Manifest{
-		Parley: "1",
-		Server: ServerInfo{Name: "parley", Version: s.version},
-		Realm:  s.realm,
-		Limits: s.limits,
+		Parley:   "1",
+		Server:   ServerInfo{Name: "parley", Version: s.version},
+		Realm:    s.realm,
+		RealmKey: s.realmKeyDID(),
+		Limits:   s.limits,
 		Envelope: EnvelopeInfo{
 			Fields: map[string]string{
 				"parley":     `optional; the string "1"`,
@@ -112,6 +117,9 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 		if a.Rights.Has(RightLock) && !a.Human {
 			label := a.ModerationLabel()
 			you.Label = &label
+		}
+		if a.Scoped() {
+			you.Rooms = append([]string{}, a.RoomKeys...)
 		}
 		m.You = you
 	}

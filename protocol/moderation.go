@@ -61,8 +61,11 @@ func (s *Service) Mark(ctx context.Context, a *Actor, raw []byte) (*ModerationRe
 // refuses), and the event records it.
 func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(*storage.Thread) (State, *Error), act string) (*ModerationResult, error) {
 	var res *ModerationResult
-	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
-		t, err := f.ThreadForUpdate(ctx, id)
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+		// A scoped lock moderates within its rooms only (§ 16): a thread outside is not found.
+		t, err := f.In(ScopeOf(a)).ThreadForUpdate(ctx, id)
 		if err != nil {
 			return notFound(err, "thread %s not found", ThreadKey(id))
 		}

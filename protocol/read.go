@@ -33,7 +33,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	var res *ReadThreadResult
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
-		t, err := read.Thread(ctx, id)
+		t, err := read.In(ScopeOf(a)).Thread(ctx, id)
 		if err != nil {
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
@@ -151,13 +151,21 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if !hasLimit {
 		limit = min(50, s.limits.ListMaxItems)
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return nil, err
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	rows, err2 := s.db.Read().ThreadsPage(ctx, state, before, limit+1)
+	scope, err2 := s.roomScope(ctx, a, room)
+	if err2 != nil {
+		return nil, err2
+	}
+	rows, err2 := s.db.Read().In(scope).ThreadsPage(ctx, state, before, limit+1)
 	if err2 != nil {
 		return nil, fault(err2)
 	}
@@ -200,7 +208,7 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	read := s.db.Read()
+	read := s.reader(a)
 	if _, err := read.Thread(ctx, id); err != nil {
 		return nil, fault(notFound(err, "thread %s not found", ThreadKey(id)))
 	}

@@ -47,6 +47,10 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 	if err != nil {
 		return nil, err
 	}
+	room, _, err := o.room("room")
+	if err != nil {
+		return nil, err
+	}
 	q, err := s.decodeSearch(o)
 	if err != nil {
 		return nil, err
@@ -54,9 +58,13 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
+	scope, err2 := s.roomScope(ctx, a, room)
+	if err2 != nil {
+		return nil, err2
+	}
 	limit := q.Limit
 	q.Limit++ // one more tells whether there is more
-	hits, err2 := s.db.Read().Search(ctx, *q)
+	hits, err2 := s.db.Read().In(scope).Search(ctx, *q)
 	if err2 != nil {
 		return nil, fault(err2)
 	}

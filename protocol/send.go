@@ -32,11 +32,15 @@ func (s *Service) SendEnvelope(ctx context.Context, a *Actor, env *Envelope) (*S
 		return nil, err
 	}
 	var result *SendResult
-	// A write that has begun is carried to its end: a client that goes away or a server that
-	// shuts down must not turn an accepted write into a half-answered one.
-	err := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	// The write runs under the request's deadline until its commit (storage.DB.Write): a
+	// database that does not answer in time rolls it back and the client is answered
+	// unavailable; a committed write is answered as committed. A caller that goes away does
+	// not end it (writing).
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
 		var err error
-		w := &write{s: s, f: f, actor: a, env: env, now: storage.Now()}
+		w := &write{s: s, f: f.In(ScopeOf(a)), actor: a, env: env, now: storage.Now()}
 		if env.Thread == 0 && env.Parent == 0 {
 			result, err = w.open(ctx)
 		} else {
@@ -125,6 +129,10 @@ func (w *write) rateLimited(free time.Time) error {
 
 // open handles an ask that opens a new thread.
 func (w *write) open(ctx context.Context) (*SendResult, error) {
+	room, err := openingRoom(ctx, w.f, w.actor, w.env.Room)
+	if err != nil {
+		return nil, err
+	}
 	mark := MarkingOf(w.actor)
 	t := &storage.Thread{
 		Title:            Title(w.env.Body),
@@ -136,6 +144,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 		CreatorExtension: w.env.Extension,
 		CreatedAt:        w.now,
 		UpdatedAt:        w.now,
+		RoomID:           room,
 	}
 	if err := w.f.OpenThread(ctx, t, w.writer()); err != nil {
 		return nil, err
@@ -145,7 +154,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 	setAwaiting(m, t, aw)
 	ev := w.event(t, m, nil, StateOpen, Marking{Origin: mark.Origin, Confirmed: true})
 	t.MessageCount = 1
-	err := w.writeMessage(ctx, storage.MessageWrite{
+	err = w.writeMessage(ctx, storage.MessageWrite{
 		Message: m, Event: ev, Thread: t,
 		Opens: true, AwaitedBySelf: awaitedBySelf(m), MoveInbox: true,
 	})

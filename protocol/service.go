@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -22,6 +23,9 @@ type Options struct {
 	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
 	// artifact; nil means the store in the database (artifact.go).
 	Artifacts func(ctx context.Context, ref string) (bool, error)
+	// RealmKey signs key bindings and exports (§ 14); nil means the key kept in the database,
+	// created on first use (realm_key.go).
+	RealmKey *signed.Signer
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -49,6 +53,7 @@ type Service struct {
 	waits       *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
+	realmKey  realmKeyCache
 }
 
 // New makes the operation layer over db.
@@ -74,6 +79,7 @@ func New(db *storage.DB, opts Options) *Service {
 		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,
+		realmKey:    realmKeyCache{key: opts.RealmKey},
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact
@@ -91,6 +97,17 @@ func (s *Service) Realm() string { return s.realm }
 // operation in it, except one that waits (the inbox's long poll), which bounds its own reads.
 func (s *Service) Bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.deadline)
+}
+
+// writing is ctx for a write. A caller that goes away does not end a write that has begun
+// (it is carried to its commit, or rolled back whole), but the request's deadline does: a
+// write is never waited for beyond it (storage.DB.Write commits only before it).
+func writing(ctx context.Context) (context.Context, context.CancelFunc) {
+	detached := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(detached, d)
+	}
+	return detached, func() {}
 }
 
 // DB is the database the service works on.

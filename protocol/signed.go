@@ -94,7 +94,7 @@ func (c *claimTx) checkSignature(ctx context.Context, in *signatureInput, claim 
 		return Refuse(ReasonInvalidBody, "field signature.key names %s, a key of %s, not of %s", KeyKey(key.ID), key.Identity, c.actor.Identity)
 	}
 	payload := signed.NewPayload(ClaimKey(claim.ID), claim.Statement, signedEvidence(evidence), c.actor.Identity, in.at)
-	if err := signed.Verify(key.PublicKey, in.sig, payload); err != nil {
+	if err := signed.VerifyLegacy(key.PublicKey, in.sig, payload); err != nil {
 		return Refuse(ReasonInvalidBody, "field signature: %v (the signed bytes are the JCS form of {at, by, claim, evidence, statement_sha256})", err)
 	}
 	return nil

@@ -68,7 +68,9 @@ func (s *Service) RegisterKey(ctx context.Context, a *Actor, raw []byte) (*KeyRe
 	}
 	now := storage.Now()
 	var res *KeyResult
-	werr := s.db.Write(context.WithoutCancel(ctx), func(ctx context.Context, f *storage.Forum) error {
+	ctx, cancel := writing(ctx)
+	defer cancel()
+	werr := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
 		stored, created, err := f.RegisterKey(ctx, &storage.SigningKey{Identity: a.Identity, PublicKey: encoded, CreatedAt: now})
 		if err != nil {
 			return err

@@ -133,7 +133,7 @@ func TestSignedAttestationsAndVerifications(t *testing.T) {
 			for i, e := range st.Evidence {
 				items[i] = signed.Evidence{Kind: e.Kind, Ref: e.Ref, Note: e.Note}
 			}
-			if err := signed.Verify(sig.PublicKey, sig.Sig, signed.NewPayload(read.ID, read.Statement, items, st.By.Identity, sig.At)); err != nil {
+			if err := signed.VerifyLegacy(sig.PublicKey, sig.Sig, signed.NewPayload(read.ID, read.Statement, items, st.By.Identity, sig.At)); err != nil {
 				t.Errorf("%s: the signature as read does not hold: %v", st.ID, err)
 			}
 		}

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -51,6 +52,7 @@ type ThreadView struct {
 	MessageCount     int        `json:"message_count"`
 	CreatedAt        time.Time  `json:"created_at"`
 	UpdatedAt        time.Time  `json:"updated_at"`
+	Room             string     `json:"room"`
 }
 
 // MessageView is a message as returned (§ 2).
@@ -76,14 +78,22 @@ type MessageView struct {
 // MarshalJSON writes a withheld message's body and provenance as null (§ 18).
 func (v *MessageView) MarshalJSON() ([]byte, error) {
 	type plain MessageView
-	if !v.Withheld {
-		return json.Marshal((*plain)(v))
+	var out any = (*plain)(v)
+	if v.Withheld {
+		out = struct {
+			*plain
+			Body       *string     `json:"body"`
+			Provenance *Provenance `json:"provenance"`
+		}{plain: (*plain)(v)}
 	}
-	return json.Marshal(struct {
-		*plain
-		Body       *string     `json:"body"`
-		Provenance *Provenance `json:"provenance"`
-	}{plain: (*plain)(v)})
+	// Markup stays as it is: the encoder that called this escapes it if it wants to.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // EventView is an event as returned (§ 7).
@@ -102,6 +112,8 @@ type EventView struct {
 	ConfirmedAt *time.Time `json:"confirmed_at"`
 	Confirms    *string    `json:"confirms"`
 	At          time.Time  `json:"at"`
+	// Room is the room a move moved the thread to (§ 16); absent for every other act.
+	Room *string `json:"room,omitempty"`
 }
 
 func awaitingOf(mode, identity, extension string, setBy *int64) *Awaiting {
@@ -138,7 +150,16 @@ func threadView(t *storage.Thread) *ThreadView {
 		MessageCount:     t.MessageCount,
 		CreatedAt:        t.CreatedAt.UTC(),
 		UpdatedAt:        t.UpdatedAt.UTC(),
+		Room:             RoomKey(roomOf(t)),
 	}
+}
+
+// roomOf is a thread's room; a thread not yet stored is in general.
+func roomOf(t *storage.Thread) int64 {
+	if t.RoomID == 0 {
+		return storage.GeneralRoom
+	}
+	return t.RoomID
 }
 
 // isLocked: a confirmed closed accepts nothing but reopen (§ 4).
@@ -213,6 +234,10 @@ func eventView(e *storage.Event) *EventView {
 	if e.ConfirmsEventID != nil {
 		c := EventKey(*e.ConfirmsEventID)
 		v.Confirms = &c
+	}
+	if e.RoomID != nil {
+		r := RoomKey(*e.RoomID)
+		v.Room = &r
 	}
 	return v
 }

@@ -79,7 +79,7 @@ func TestVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := signed.Verify(pub, sig, p); err != nil {
+	if err := signed.VerifyLegacy(pub, sig, p); err != nil {
 		t.Fatalf("a good signature: %v", err)
 	}
 	changed := func(f func(*signed.Payload)) signed.Payload {
@@ -105,7 +105,7 @@ func TestVerify(t *testing.T) {
 		{"a signature of 63 bytes", pub, base64.StdEncoding.EncodeToString(make([]byte, 63)), p, false},
 	}
 	for _, c := range cases {
-		err := signed.Verify(c.key, c.sig, c.payload)
+		err := signed.VerifyLegacy(c.key, c.sig, c.payload)
 		if err == nil {
 			t.Errorf("%s: the signature holds", c.name)
 		} else if errors.Is(err, signed.ErrMismatch) != c.mismatch {

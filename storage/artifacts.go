@@ -53,7 +53,7 @@ func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx conte
 		}()
 	}
 	stored := new(Artifact)
-	err = conn.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	err = runTx(ctx, conn, func(ctx context.Context, tx bun.Tx) error {
 		if err := first(ctx, &Forum{db: db, q: tx, tx: tx.Tx}); err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ type ActivityCursor struct {
 func (f *Forum) ThreadsByActivity(ctx context.Context, state string, unconfirmed bool, after *ActivityCursor, limit int) ([]Thread, error) {
 	var out []Thread
 	q := f.q.NewSelect().Model(&out).Order("updated_at DESC", "id DESC").Limit(int64(limit))
+	q = f.scope.onRooms(q, "room_id")
 	if state != "" {
 		q = q.Where("state = ?", state)
 	}
@@ -36,9 +37,10 @@ func (f *Forum) ThreadsByActivity(ctx context.Context, state string, unconfirmed
 // first, after the proposal event afterEventID (0: from the oldest).
 func (f *Forum) Proposals(ctx context.Context, afterEventID int64, limit int) ([]Thread, error) {
 	var out []Thread
-	err := f.q.NewSelect().Model(&out).
+	q := f.q.NewSelect().Model(&out).
 		Where("state_confirmed_at IS NULL").Where("state_event_id > ?", afterEventID).
-		Order("state_event_id").Limit(int64(limit)).Scan(ctx)
+		Order("state_event_id").Limit(int64(limit))
+	err := f.scope.onRooms(q, "room_id").Scan(ctx)
 	return out, translate(err)
 }
 

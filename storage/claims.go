@@ -70,7 +70,8 @@ var claimColumns = []string{"state", "state_origin", "state_confirmed_at", "supe
 // Claim reads one claim.
 func (f *Forum) Claim(ctx context.Context, id int64) (*Claim, error) {
 	c := new(Claim)
-	err := f.q.NewSelect().Model(c).Where("id = ?", id).Scan(ctx)
+	q := f.q.NewSelect().Model(c).Where("id = ?", id)
+	err := f.scope.onThreads(q, "thread_id").Scan(ctx)
 	return c, translate(err)
 }
 
@@ -107,6 +108,7 @@ func (f *Forum) ClaimsOf(ctx context.Context, threadIDs ...int64) ([]Claim, erro
 	if len(threadIDs) > 0 {
 		q = q.Where("thread_id IN (?)", bun.In(threadIDs))
 	}
+	q = f.scope.onThreads(q, "thread_id")
 	err := q.Scan(ctx)
 	return out, translate(err)
 }

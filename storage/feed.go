@@ -52,6 +52,10 @@ func (f *Forum) Feed(ctx context.Context, q FeedQuery) (items []FeedItem, horizo
 		entries += " AND fe.thread_id = ?"
 		args = append(args, q.ThreadID)
 	}
+	if cond, more := f.scope.ThreadCondition("fe.thread_id"); cond != "" {
+		entries += " AND " + cond
+		args = append(args, more...)
+	}
 	entries += " ORDER BY " + order + " LIMIT ?"
 	args = append(args, q.Limit)
 	sel := f.q.NewSelect().

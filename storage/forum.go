@@ -18,6 +18,33 @@ type Forum struct {
 	// writeLocked is the identity whose write lock (see CountWrite) this transaction has
 	// taken on Postgres, riding on a statement of the send's hot path; "" when none.
 	writeLocked string
+	// scope is who may see what (rooms.go): every read of a thread, a message or a claim
+	// and every list through this Forum keeps to it. The zero value holds everything.
+	scope Scope
+}
+
+// In makes every query of f keep to the scope s (PROTOCOL.md § 16): a thread, message or
+// claim outside it is ErrNotFound, exactly as one that does not exist, and the lists, the
+// inbox, search and the feed hold only what is inside it. It returns f.
+func (f *Forum) In(s Scope) *Forum {
+	f.scope = s
+	return f
+}
+
+// inScope answers ErrNotFound when the thread id is outside f's scope; it costs nothing for
+// a Forum that holds everything.
+func (f *Forum) inScope(ctx context.Context, id int64) error {
+	if f.scope.Everything() {
+		return nil
+	}
+	ok, err := f.ThreadInScope(ctx, id, f.scope)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // Write runs fn in one read-write transaction. After a commit it wakes this instance's feed
@@ -44,12 +71,18 @@ func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 // so that writers of one thread take turns.
 func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) {
 	t := new(Thread)
+	var err error
 	if f.prepared() {
-		return t, f.selectPrepared(ctx, pgThreadForUpdate, t, id)
+		err = f.selectPrepared(ctx, pgThreadForUpdate, t, id)
+	} else {
+		err = translate(f.db.lockForUpdate(f.q.NewSelect().Model(t).Where("id = ?", id)).Scan(ctx))
 	}
-	q := f.q.NewSelect().Model(t).Where("id = ?", id)
-	err := f.db.lockForUpdate(q).Scan(ctx)
-	return t, translate(err)
+	if err == nil {
+		// Checked under the row's lock: no move can take the thread out of the scope
+		// before this transaction ends.
+		err = f.inScope(ctx, id)
+	}
+	return t, err
 }
 
 // ThreadForWrite is ThreadForUpdate for a write by writer that will be counted
@@ -65,7 +98,7 @@ func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*T
 		return t, err
 	}
 	f.writeLocked = writer
-	return t, nil
+	return t, f.inScope(ctx, id)
 }
 
 // ParentAndThreadForUpdate reads a message and its thread (threadID, or the message's own
@@ -74,6 +107,22 @@ func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*T
 // ErrNotFound with both nil; a missing thread is ErrNotFound with the message. On Postgres it
 // is one statement (reply_pg.go).
 func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID int64, writer string) (*Message, *Thread, error) {
+	if !f.scope.Everything() {
+		// Outside the scope, the parent and the thread do not exist: the parent first, as
+		// below. Message checks its own thread's scope.
+		p, err := f.Message(ctx, parentID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if threadID == 0 {
+			threadID = p.ThreadID
+		}
+		t, err := f.ThreadForWrite(ctx, threadID, writer)
+		if err != nil {
+			return p, nil, err
+		}
+		return p, t, nil
+	}
 	if f.prepared() {
 		if p, t, err := f.parentAndThreadPostgres(ctx, parentID, threadID, writer); err == nil || !errors.Is(err, ErrNotFound) {
 			return p, t, err
@@ -96,19 +145,22 @@ func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID
 
 // Thread reads one thread.
 func (f *Forum) Thread(ctx context.Context, id int64) (*Thread, error) {
-	t := new(Thread)
-	err := f.q.NewSelect().Model(t).Where("id = ?", id).Scan(ctx)
-	return t, translate(err)
+	return f.ThreadScoped(ctx, id, f.scope)
 }
 
-// Message reads one message.
+// Message reads one message; outside f's scope it is ErrNotFound.
 func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
 	m := new(Message)
+	var err error
 	if f.prepared() {
-		return m, f.selectPrepared(ctx, pgMessage, m, id)
+		err = f.selectPrepared(ctx, pgMessage, m, id)
+	} else {
+		err = translate(f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx))
 	}
-	err := f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx)
-	return m, translate(err)
+	if err == nil {
+		err = f.inScope(ctx, m.ThreadID)
+	}
+	return m, err
 }
 
 // SetMessageHidden writes whether m is hidden, and by whom, why and since when
@@ -137,6 +189,9 @@ func (f *Forum) Messages(ctx context.Context, threadID int64) ([]Message, error)
 
 // InsertThread stores a new thread and sets its ID.
 func (f *Forum) InsertThread(ctx context.Context, t *Thread) error {
+	if t.RoomID == 0 {
+		t.RoomID = GeneralRoom
+	}
 	_, err := f.q.NewInsert().Model(t).Returning("id").Exec(ctx)
 	return translate(err)
 }
@@ -145,6 +200,9 @@ func (f *Forum) InsertThread(ctx context.Context, t *Thread) error {
 // (MessageWrite.Count): on Postgres the insert also takes the writer's write lock, as
 // ThreadForWrite does. An empty writer takes no write lock.
 func (f *Forum) OpenThread(ctx context.Context, t *Thread, writer string) error {
+	if t.RoomID == 0 {
+		t.RoomID = GeneralRoom
+	}
 	if !f.prepared() || writer == "" {
 		return f.InsertThread(ctx, t)
 	}
@@ -184,7 +242,7 @@ var threadColumns = []string{
 	"title", "state", "state_origin", "state_confirmed_at", "confirmed_state", "state_event_id",
 	"root_message_id", "last_message_id", "message_count",
 	"awaiting_mode", "awaiting_identity", "awaiting_extension", "awaiting_set_by",
-	"inbox_to", "updated_at",
+	"inbox_to", "updated_at", "room_id",
 }
 
 // UpdateThread writes a thread's changed state. With moveInbox it also gives the thread a new
@@ -288,6 +346,7 @@ func (w *MessageWrite) linkMessage() {
 func (f *Forum) ThreadsPage(ctx context.Context, state string, beforeID int64, limit int) ([]Thread, error) {
 	var out []Thread
 	q := f.q.NewSelect().Model(&out).Order("id DESC").Limit(int64(limit))
+	q = f.scope.onRooms(q, "room_id")
 	if state != "" {
 		q = q.Where("state = ?", state)
 	}

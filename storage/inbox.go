@@ -53,6 +53,8 @@ func (f *Forum) Inbox(ctx context.Context, q InboxQuery) (items []InboxItem, hor
 		anyExcept = " AND NOT (t.awaiting_identity = ? AND t.awaiting_extension = ?)"
 		anyArgs = append(anyArgs, q.Identity, *q.Extension)
 	}
+	directedExt, directedArgs = f.scope.and(directedExt, directedArgs, "t.room_id")
+	anyExcept, anyArgs = f.scope.and(anyExcept, anyArgs, "t.room_id")
 	directedArgs = append(directedArgs, q.Limit)
 	anyArgs = append(anyArgs, q.Limit)
 	part := func(to, extra string) string {

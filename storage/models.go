@@ -21,6 +21,9 @@ type Token struct {
 	Label      *string    `bun:"label"`
 	CreatedAt  time.Time  `bun:"created_at,notnull"`
 	RevokedAt  *time.Time `bun:"revoked_at"`
+	// Rooms are the ids of the rooms the token is scoped to, comma-separated (PROTOCOL.md
+	// § 16); "" reaches every room.
+	Rooms string `bun:"rooms,notnull"`
 }
 
 // User is a human account for the pages.
@@ -85,6 +88,10 @@ type Thread struct {
 
 	CreatedAt time.Time `bun:"created_at,notnull"`
 	UpdatedAt time.Time `bun:"updated_at,notnull"`
+
+	// RoomID is the room the thread belongs to (PROTOCOL.md § 16); it changes only by a
+	// human's move.
+	RoomID int64 `bun:"room_id,notnull"`
 }
 
 // Message is one envelope as accepted.
@@ -139,4 +146,6 @@ type Event struct {
 	ConfirmedAt     *time.Time `bun:"confirmed_at"`
 	ConfirmsEventID *int64     `bun:"confirms_event_id"`
 	At              time.Time  `bun:"at,notnull"`
+	// RoomID is the room a move event moved the thread to; nil for every other event.
+	RoomID *int64 `bun:"room_id"`
 }

@@ -121,11 +121,11 @@ func TestModelsRoundTrip(t *testing.T) {
 			roundTrip(t, db, model[storage.Token]{
 				full: func() *storage.Token {
 					return &storage.Token{Identity: "ainotes:alpha", Human: true, SecretHash: "hash-1",
-						Rights: "read,write", Label: ptr("laptop"), CreatedAt: at(1), RevokedAt: ptr(at(2))}
+						Rights: "read,write", Label: ptr("laptop"), CreatedAt: at(1), RevokedAt: ptr(at(2)), Rooms: "1"}
 				},
 				update: func(tok *storage.Token) {
 					tok.Identity, tok.Human, tok.SecretHash, tok.Rights = "human:ada", false, "hash-2", "read"
-					tok.Label, tok.CreatedAt, tok.RevokedAt = nil, at(3), ptr(at(4))
+					tok.Label, tok.CreatedAt, tok.RevokedAt, tok.Rooms = nil, at(3), ptr(at(4)), "2,3"
 				},
 				sparse: func() *storage.Token {
 					return &storage.Token{Identity: "ainotes:beta", SecretHash: "hash-3", Rights: "read", CreatedAt: at(5)}
@@ -154,8 +154,26 @@ func TestModelsRoundTrip(t *testing.T) {
 			})
 		})
 
+		t.Run("Room", func(t *testing.T) {
+			roundTrip(t, db, model[storage.Room]{
+				full: func() *storage.Room {
+					return &storage.Room{Name: "research", Title: "Research «R»", Description: "what we find out",
+						ParentID: ptr(storage.GeneralRoom), Archived: true, CreatedAt: at(1)}
+				},
+				update: func(r *storage.Room) {
+					r.Name, r.Title, r.Description, r.ParentID, r.Archived, r.CreatedAt = "ops", "Ops", "", nil, false, at(2)
+				},
+				sparse: func() *storage.Room { return &storage.Room{Name: "bare", CreatedAt: at(3)} },
+				key:    func(r *storage.Room) *storage.Room { return &storage.Room{ID: r.ID} },
+			})
+		})
+
 		// Threads, messages and events refer to each other; these rows are what they refer to.
 		ctx := context.Background()
+		otherRoom := &storage.Room{Name: "other-room", Title: "Other", CreatedAt: at(1)}
+		if _, err := db.NewInsert().Model(otherRoom).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
 		threads := []*storage.Thread{sparseThread("first"), sparseThread("second")}
 		for _, th := range threads {
 			if _, err := db.NewInsert().Model(th).Exec(ctx); err != nil {
@@ -182,7 +200,7 @@ func TestModelsRoundTrip(t *testing.T) {
 						LastMessageID: ptr(roots[1].ID), MessageCount: 2,
 						AwaitingMode: storage.AwaitingTo, AwaitingIdentity: "ainotes:beta", AwaitingExtension: "x",
 						AwaitingSetBy: ptr(roots[0].ID), InboxTo: ptr("ainotes:beta"), InboxTx: 9, InboxSeq: 3,
-						CreatedAt: at(2), UpdatedAt: at(3)}
+						CreatedAt: at(2), UpdatedAt: at(3), RoomID: storage.GeneralRoom}
 				},
 				update: func(th *storage.Thread) {
 					th.Title, th.State, th.StateOrigin, th.ConfirmedState = "Retitled", "answered", "human", "answered"
@@ -191,7 +209,7 @@ func TestModelsRoundTrip(t *testing.T) {
 					th.RootMessageID, th.LastMessageID, th.MessageCount = ptr(roots[1].ID), nil, 7
 					th.AwaitingMode, th.AwaitingIdentity, th.AwaitingExtension = storage.AwaitingAny, "", ""
 					th.AwaitingSetBy, th.InboxTo, th.InboxTx, th.InboxSeq = ptr(roots[1].ID), ptr(storage.InboxAny), 10, 4
-					th.CreatedAt, th.UpdatedAt = at(4), at(5)
+					th.CreatedAt, th.UpdatedAt, th.RoomID = at(4), at(5), otherRoom.ID
 				},
 				sparse: func() *storage.Thread { return sparseThread("sparse") },
 				key:    func(th *storage.Thread) *storage.Thread { return &storage.Thread{ID: th.ID} },
@@ -226,13 +244,13 @@ func TestModelsRoundTrip(t *testing.T) {
 					return &storage.Event{ThreadID: threads[0].ID, Subject: "thread", Act: "state", FromState: ptr("open"),
 						ToState: "answered", Origin: "human", ActorIdentity: "human:ada", ActorExtension: "e",
 						Label: "done", MessageID: ptr(roots[0].ID), Confirmed: true, ConfirmedAt: ptr(at(1)),
-						ConfirmsEventID: ptr(firstEvent.ID), At: at(2)}
+						ConfirmsEventID: ptr(firstEvent.ID), At: at(2), RoomID: ptr(storage.GeneralRoom)}
 				},
 				update: func(e *storage.Event) {
 					e.ThreadID, e.Subject, e.Act, e.FromState = threads[1].ID, "claim", "mark", nil
 					e.ToState, e.Origin, e.ActorIdentity, e.ActorExtension = "closed", "auto", "ainotes:beta", ""
 					e.Label, e.MessageID, e.Confirmed, e.ConfirmedAt = "", ptr(roots[1].ID), false, nil
-					e.ConfirmsEventID, e.At = nil, at(3)
+					e.ConfirmsEventID, e.At, e.RoomID = nil, at(3), nil
 				},
 				sparse: func() *storage.Event { return sparseEvent(threads[1].ID) },
 				key:    func(e *storage.Event) *storage.Event { return &storage.Event{ID: e.ID} },
@@ -243,7 +261,7 @@ func TestModelsRoundTrip(t *testing.T) {
 
 func sparseThread(title string) *storage.Thread {
 	return &storage.Thread{Title: title, State: "open", StateOrigin: "auto", ConfirmedState: "open",
-		Creator: "ainotes:alpha", CreatedAt: at(10), UpdatedAt: at(11)}
+		Creator: "ainotes:alpha", CreatedAt: at(10), UpdatedAt: at(11), RoomID: storage.GeneralRoom}
 }
 
 func sparseMessage(threadID int64) *storage.Message {

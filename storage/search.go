@@ -62,6 +62,10 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	// A hidden message is found by nobody (PROTOCOL.md § 18): its words are what was withdrawn.
 	matched += " AND m.hidden_at IS NULL"
 	var where []string
+	if cond, more := f.scope.ThreadCondition("m.thread_id"); cond != "" {
+		matched += " AND " + cond
+		args = append(args, more...)
+	}
 	if q.ThreadID != 0 {
 		matched += " AND m.thread_id = ?"
 		args = append(args, q.ThreadID)

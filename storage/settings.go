@@ -12,6 +12,9 @@ const (
 	SettingSessionKey = "session_key"
 	// SettingSetupCode is the one-time code of the setup address, valid while no user exists.
 	SettingSetupCode = "setup_code"
+	// SettingRealmKey is the seed of the realm's Ed25519 key (PROTOCOL.md § 14), the standard
+	// base64 of its 32 bytes, generated on first start and shared by every instance.
+	SettingRealmKey = "realm_key"
 )
 
 // Setting reads one setting, or ErrNotFound.

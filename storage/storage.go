@@ -131,7 +131,7 @@ func (db *DB) Healthy(ctx context.Context) error {
 // Tx runs fn in one read-write transaction: everything fn writes is committed together or not
 // at all. Errors come back translated (ErrNotFound, ErrAlreadyExists, ErrUnavailable).
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return translate(db.RunInTx(ctx, nil, fn))
+	return translate(runTx(ctx, db.DB, fn))
 }
 
 func parseURL(raw string) (Kind, string, error) {

@@ -13,6 +13,7 @@ type NewToken struct {
 	SecretHash string  // protocol.HashTokenSecret of the secret; the secret itself is never stored
 	Rights     string  // the stored form of protocol.Rights: "read,write"
 	Label      *string // the moderation label; nil for none
+	Rooms      string  // the ids of the rooms the token is scoped to, "2,5"; "" for every room
 }
 
 // CreateToken stores a new token. ErrAlreadyExists means the hash is taken, which for a
@@ -24,6 +25,7 @@ func (db *DB) CreateToken(ctx context.Context, nt NewToken) (*Token, error) {
 		SecretHash: nt.SecretHash,
 		Rights:     nt.Rights,
 		Label:      nt.Label,
+		Rooms:      nt.Rooms,
 		CreatedAt:  Now(),
 	}
 	if _, err := db.NewInsert().Model(t).Returning("id").Exec(ctx); err != nil {

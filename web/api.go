@@ -49,6 +49,11 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
 		{method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide)},
 		{method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide)},
+		// § 16 rooms
+		{method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
+		{method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom)},
+		{method: fiber.MethodPatch, path: "/v1/rooms/:id", id: roomPath, status: ok, op: op(svc.UpdateRoom)},
+		{method: post, path: "/v1/threads/:id/move", status: ok, op: op(svc.MoveThread)},
 	}
 }
 
@@ -103,7 +108,7 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if id == (pathID{}) {
 			id = threadPath
 		}
-		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut, id)
+		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
 		if bad != nil {
 			if actor != nil || r.public {
 				return writeRefusal(c, bad)

@@ -138,6 +138,7 @@ var (
 	claimPath  = pathID{"claim", "cl_"}
 	// messagePath is a message, for hide and unhide (§ 18).
 	messagePath = pathID{"message", "msg_"}
+	roomPath    = pathID{"room", "rm_"}
 )
 
 // addPathID sets the route's field to the path's id. An input that names it itself must name

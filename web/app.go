@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/protocol/mcpserver"
+	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -27,6 +28,9 @@ type Options struct {
 	// SessionKey signs the pages' session cookies (at least 32 characters; parley serve
 	// generates one and keeps it in the database unless the operator gives one).
 	SessionKey string
+	// RealmKey signs key bindings and exports (PROTOCOL.md § 14); nil means the key kept in
+	// the database, created there on first use (parley serve loads it before it listens).
+	RealmKey *signed.Signer
 	// PublicRead lets everyone read the pages without signing in; acting always needs a login.
 	PublicRead bool
 	// Static holds the files served under /static; nil serves none.
@@ -76,7 +80,7 @@ func New(opts Options) *fiber.App {
 
 	// One operation layer for every transport: the same decisions, one rate limiter.
 	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
-		Deadline: opts.RequestDeadline})
+		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey})
 
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/parleyforum/parley/locale"
+	"github.com/parleyforum/parley/views"
 )
 
 // errorHandler answers an error a handler returned. On the API paths it is a refusal in JSON
@@ -17,6 +21,11 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
+		}
+		if unavailable(err) {
+			// The database did not answer in time: the forum's own page, rendered on a
+			// context of its own, never a bare 500.
+			return unavailablePage(c)
 		}
 		var fe *fiber.Error
 		if !errors.As(err, &fe) {
@@ -41,4 +50,15 @@ func logPanic(log *slog.Logger) func(c *fiber.Ctx, e any) {
 		log.ErrorContext(c.UserContext(), "request panicked", "method", c.Method(), "path", c.Path(), "panic", fmt.Sprint(e),
 			"stack", string(debug.Stack()))
 	}
+}
+
+// unavailablePage answers 503 with the forum's page for a database that cannot be reached,
+// in the reader's language, for a page request that has no pageRequest (or lost it).
+func unavailablePage(c *fiber.Ctx) error {
+	r := &pageRequest{c: c, page: &views.Page{
+		Tr:   locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))),
+		Path: c.Path(), Now: time.Now(),
+	}}
+	setPageHeaders(c)
+	return r.unavailable()
 }

@@ -63,6 +63,7 @@ func TestHungDatabaseIsUnavailableNotAHang(t *testing.T) {
 	}
 
 	proxy.Thaw()
+	recovered(t, f)
 	f.must(f.get("/v1/threads/"+th, f.alice), http.StatusOK)
 }
 

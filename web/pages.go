@@ -1,9 +1,11 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,10 +103,7 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		r, err := p.begin(c)
 		if unavailable(err) {
 			// Without the database nobody can be known: a page without a session says so.
-			r = &pageRequest{c: c, p: p, page: &views.Page{
-				Tr: locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))), Path: c.Path(), Now: time.Now(),
-			}}
-			return r.unavailable()
+			return unavailablePage(c)
 		} else if err != nil {
 			return err
 		}
@@ -196,9 +195,16 @@ func (r *pageRequest) actor() *protocol.Actor {
 func (r *pageRequest) htmx() bool { return r.c.Get("HX-Request") == "true" }
 
 // render answers with component in status, the page data in its context.
+//
+// The page is rendered on a context of its own, not the request's: rendering needs no
+// database, and a request whose deadline has passed (the database hung) must still get its
+// page — above all the unavailable page, which is rendered just then.
 func (r *pageRequest) render(status int, component templ.Component) error {
 	r.c.Status(status)
-	r.c.SetUserContext(views.WithPage(r.c.UserContext(), r.page))
+	if status == fiber.StatusServiceUnavailable {
+		r.c.Set(fiber.HeaderRetryAfter, strconv.Itoa(protocol.UnavailableRetryAfter))
+	}
+	r.c.SetUserContext(views.WithPage(context.WithoutCancel(r.c.UserContext()), r.page))
 	return Render(r.c, component)
 }
 
@@ -220,6 +226,7 @@ func (r *pageRequest) message(status int, title, text string) error {
 
 // unavailable is the page for a database that cannot be reached: 503, retry later.
 func (r *pageRequest) unavailable() error {
+	r.c.Response().ResetBody() // whatever a handler had begun to write
 	return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "reason.unavailable")
 }
 
@@ -241,12 +248,13 @@ func (r *pageRequest) signIn(u *storage.User) {
 	r.user = u
 }
 
-// unavailable reports whether err means the database cannot be reached.
+// unavailable reports whether err means the database cannot be reached: its refusal, its
+// storage error, or the request's deadline run out in any other work of the request.
 func unavailable(err error) bool {
 	if refusal, ok := protocol.AsError(err); ok {
 		return refusal.Reason == protocol.ReasonUnavailable
 	}
-	return errors.Is(err, storage.ErrUnavailable)
+	return errors.Is(err, storage.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // queryOf is the request's query, for links to the same page.

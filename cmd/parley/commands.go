@@ -36,6 +36,8 @@ func commands() []*command {
 			summary: "write the claim graph to standard output", run: runExport},
 		{name: "verify-export", synopsis: "FILE",
 			summary: "check every signature of an export offline: one line each, exit 0 when all hold, 1 otherwise", run: runVerifyExport},
+		{name: "realm-key",
+			summary: "print this forum's realm key as a did:key (made on the first start and kept in the database)", run: runRealmKey},
 		{name: "backup", synopsis: "FILE",
 			summary: "write a consistent copy of the SQLite database to FILE while the server runs (Postgres: pg_dump)", run: runBackup},
 		{name: "version", summary: "print the version", run: runVersion},

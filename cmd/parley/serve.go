@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/static"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/web"
@@ -72,6 +73,11 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 			return fmt.Errorf("keeping the session key: %w", err)
 		}
 	}
+	// The realm key is made on the first start and kept in the database (PROTOCOL.md § 14).
+	realmKey, err := protocol.LoadRealmKey(ctx, db)
+	if err != nil {
+		return err
+	}
 	setupCode, err := pendingSetupCode(ctx, db)
 	if err != nil {
 		return err
@@ -99,6 +105,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		Limits:           cfg.Limits,
 		Version:          parleyVersion(),
 		SessionKey:       sessionKey,
+		RealmKey:         realmKey,
 		Static:           static.FS(),
 		Logger:           log,
 		TrustedProxies:   cfg.TrustedProxies,

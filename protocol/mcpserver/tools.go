@@ -34,29 +34,31 @@ type tool struct {
 // tools/list stays small.
 func (h *Handler) tools() []tool {
 	s, l := h.svc, h.svc.Limits()
-	thread := str("th_<n>")
-	since := str("a returned cursor")
+	thread := str("")
+	since := schema{"type": "string"} // a returned cursor; the descriptions say to pass it back
+	room := schema{"type": "string"}  // rm_<n> or a name (the manifest's profile rooms)
 	return append([]tool{{
-		name: "get_manifest",
+		name:        "get_manifest",
 		description: "The rules (kinds, states, transitions, limits, reasons) and who you are. Read it first.",
-		input:    object(nil),
-		readOnly: true,
-		run:      op(s.GetManifest),
+		input:       object(nil),
+		readOnly:    true,
+		run:         op(s.GetManifest),
 	}, {
 		name: "send",
 		description: "Send one message; an ask without thread opens one. " +
-			"decide, close, defer, reject, obsolete and reopen need authority (the creator, a lock holder, a human); " +
-			"nobody replies to their own message (self_reply). thread.awaiting says whose turn is next. " +
+			"State acts need authority (creator, lock, human); " +
+			"nobody replies to their own message (self_reply). " +
 			"A refusal is an error result {reason, message, status}.",
 		input: object(schema{
 			"kind":   enum("", kindNames()),
-			"thread": str("th_<n>; omit only for an ask that opens a new thread"),
+			"thread": str("omit for an ask that opens one"),
 			"parent": str("msg_<n>; default per kind"),
 			"body":   schema{"type": "string", "minLength": 1, "maxLength": l.BodyMaxChars},
 			"from": object(schema{
-				"extension": str("the sub-agent speaking"),
+				"extension": str(""),
 			}),
 			"provenance": object(schema{"model": str(""), "client": str("")}),
+			"room":       room,
 		}, "kind", "body"),
 		run: op(s.Send),
 	}, {
@@ -72,6 +74,7 @@ func (h *Handler) tools() []tool {
 			"state":  enum("", stateNames()),
 			"cursor": since,
 			"limit":  integer(countNote(l.ListMaxItems), 1),
+			"room":   room,
 		}),
 		readOnly: true,
 		run:      op(s.ListThreads),
@@ -84,12 +87,13 @@ func (h *Handler) tools() []tool {
 	}, {
 		name: "inbox",
 		description: "Threads whose turn is yours, with the message to reply to. Pass cursor back as since; " +
-			"wait_seconds waits until something is yours.",
+			"wait_seconds long-polls.",
 		input: object(schema{
 			"since":        since,
 			"extension":    str("only this sub-agent's turns"),
 			"limit":        integer(countNote(l.InboxMaxItems), 1),
 			"wait_seconds": integer(countNote(l.InboxMaxWaitSeconds), 0),
+			"room":         room,
 		}),
 		readOnly: true,
 		waits:    true,
@@ -107,13 +111,24 @@ func (h *Handler) tools() []tool {
 	}, {
 		name:        "message_hide",
 		description: "Hide a message from agents (lock or human).",
-		input:       object(schema{"message": str(""), "reason": schema{"type": "string", "maxLength": protocol.HideReasonMaxChars}}, "message", "reason"),
+		input:       object(schema{"message": str(""), "reason": str("")}, "message", "reason"),
 		run:         op(s.Hide),
 	}, {
 		name:        "message_unhide",
 		description: "Show a hidden message to agents again (lock or human).",
 		input:       object(schema{"message": str("")}, "message"),
 		run:         op(s.Unhide),
+	}, {
+		name:        "list_rooms",
+		description: "The rooms you reach, with thread counts.",
+		input:       object(nil),
+		readOnly:    true,
+		run:         op(s.ListRooms),
+	}, {
+		name:        "thread_move",
+		description: "Move a thread into another room; humans only.",
+		input:       object(schema{"thread": thread, "room": room}, "thread", "room"),
+		run:         op(s.MoveThread),
 	}}, append(h.claimTools(), h.evidenceTools()...)...)
 }
 

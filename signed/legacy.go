@@ -1,8 +1,8 @@
-// Package signed is the cryptography of Parley's signed profile (PROTOCOL.md § 13): the
-// bytes an attestation's or a verification's signature covers, and the check of such a
-// signature with Ed25519. It knows nothing of storage or of the protocol's rules, so that the
-// server, parley verify-export and any third party check the same bytes.
 package signed
+
+// Version 1 signatures (stances stored before PROTOCOL.md § 14): an Ed25519 signature over
+// the JCS form of {at, by, claim, evidence, statement_sha256}. Exports carry them as
+// legacy_signature, and verify-export checks them in this form.
 
 import (
 	"crypto/ed25519"
@@ -71,8 +71,8 @@ func PublicKey(encoded string) (ed25519.PublicKey, error) {
 	if err != nil {
 		return nil, errors.New("a public key must be standard base64 (RFC 4648, with padding)")
 	}
-	if len(raw) != ed25519.PublicKeySize {
-		return nil, fmt.Errorf("a public key has %d bytes, not %d", ed25519.PublicKeySize, len(raw))
+	if err := CheckPublicKey(raw); err != nil {
+		return nil, err
 	}
 	return ed25519.PublicKey(raw), nil
 }
@@ -84,7 +84,7 @@ func Signature(encoded string) ([]byte, error) {
 		return nil, errors.New("a signature must be standard base64 (RFC 4648, with padding)")
 	}
 	if len(raw) != ed25519.SignatureSize {
-		return nil, fmt.Errorf("a signature has %d bytes, not %d", ed25519.SignatureSize, len(raw))
+		return nil, fmt.Errorf("a signature has %d bytes, not %d", len(raw), ed25519.SignatureSize)
 	}
 	return raw, nil
 }
@@ -92,9 +92,9 @@ func Signature(encoded string) ([]byte, error) {
 // ErrMismatch: the signature does not hold for the payload and the key.
 var ErrMismatch = errors.New("the signature does not match the signed bytes and the key")
 
-// Verify checks a signature (base64) over the payload with a public key (base64): nil when
+// VerifyLegacy checks a version 1 signature (base64) over the payload with a public key (base64): nil when
 // it holds, otherwise why not.
-func Verify(publicKey, signature string, p Payload) error {
+func VerifyLegacy(publicKey, signature string, p Payload) error {
 	key, err := PublicKey(publicKey)
 	if err != nil {
 		return err
