@@ -66,12 +66,12 @@ vulncheck:
 bench: assets tools
 	$(WITH_POSTGRES) -- $(GO) test -run '^$$' -bench . -benchmem ./...
 
-## load: the headline measurement: 16 agents over HTTP, over MCP and the same sends' rows by
-## pgbench, in 3 alternating rounds on a throwaway durable Postgres; prints the medians, the
-## ratios, latency per operation and the server's memory as Markdown (LOAD_ARGS to change it)
+## load: the headline measurement: 16 agents over HTTP, over MCP, the same sends' rows by
+## pgbench and the minimal forum post by pgbench, in 3 alternating rounds on a throwaway durable Postgres; prints the medians, the
+## ratios, latency per operation, CPU and statements per send and the server's memory as Markdown (LOAD_ARGS to change it)
 load: build
 	$(GO) build -o bin/parley-load ./cmd/parley-load
-	./bin/parley-load --launch bin/parley --agents 16 --duration 30s --rounds 3 --modes http,mcp,pgbench $(LOAD_ARGS)
+	./bin/parley-load --launch bin/parley --agents 16 --duration 30s --rounds 3 --modes http,mcp,pgbench,minimal $(LOAD_ARGS)
 
 ## load-memory: the memory target: 64 agents, a mixed workload over HTTP and MCP in turns for
 ## 5 minutes, the server's resident memory sampled every second

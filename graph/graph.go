@@ -4,7 +4,10 @@
 // It knows nothing of storage or of the protocol's rules: it is given the graph and writes it.
 package graph
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Node types.
 const (
@@ -57,8 +60,11 @@ type Node struct {
 	Text       string     `json:"text,omitempty"`
 	Evidence   []Evidence `json:"evidence,omitempty"`
 	At         time.Time  `json:"at"`
-	// Signature is a signed attestation's or verification's signature (§ 13 signed).
-	Signature *Signature `json:"signature,omitempty"`
+	// Signature is a version 1 signature of an attestation or a verification, stored before
+	// signed stances version 2 (PROTOCOL.md § 14): exports call it legacy_signature.
+	Signature *Signature `json:"legacy_signature,omitempty"`
+	// Document is a signed stance's document with its proof (§ 14).
+	Document json.RawMessage `json:"document,omitempty"`
 }
 
 // Edge is one typed edge.

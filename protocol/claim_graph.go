@@ -155,7 +155,7 @@ func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 					text = *st.Note
 				}
 				g.Nodes = append(g.Nodes, &graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
-					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature})
+					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature, Document: st.Document})
 				g.Edges = append(g.Edges, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
 			}
 		}

@@ -78,6 +78,10 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		}
 		in.body = &body
 	}
+	proof, err := decodeProof(o, storage.Now())
+	if err != nil {
+		return nil, err
+	}
 	var sig *signatureInput
 	if op.signable {
 		if sig, err = decodeSignature(o, storage.Now()); err != nil {
@@ -99,6 +103,10 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			return nil, err
 		}
 		if err := c.checkSignature(ctx, sig, claim, in.evidence); err != nil {
+			return nil, err
+		}
+		document, proofKey, err := c.checkProof(ctx, proof, op, claim, &in)
+		if err != nil {
 			return nil, err
 		}
 		if err := c.checkOpen(); err != nil {
@@ -135,6 +143,7 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			Note: in.note, Body: in.body, CreatedAt: c.now,
 		}
 		sig.sign(st)
+		st.Proof, st.ProofKeyID = document, proofKey
 		if err := c.f.InsertStance(ctx, st); err != nil {
 			return nil, err
 		}

@@ -44,8 +44,10 @@ type StanceView struct {
 	Note       *string    `json:"note,omitempty"`
 	Body       *string    `json:"body,omitempty"`
 	At         time.Time  `json:"at"`
-	// Signature is the signature it was sent with (§ 13 signed), absent when unsigned.
+	// Signature is a version 1 signature it was sent with, absent when there is none.
 	Signature *SignatureView `json:"signature,omitempty"`
+	// Document is a signed stance's document with its proof (§ 14), exactly as checked.
+	Document json.RawMessage `json:"document,omitempty"`
 }
 
 // ClaimKey formats a claim id.
@@ -134,7 +136,16 @@ func stanceView(s *storage.Stance) *StanceView {
 		Body:       s.Body,
 		At:         s.CreatedAt.UTC(),
 		Signature:  signatureView(s),
+		Document:   stanceDocument(s),
 	}
+}
+
+// stanceDocument is a stored stance's signed document, nil when it has none.
+func stanceDocument(s *storage.Stance) json.RawMessage {
+	if s.Proof == nil {
+		return nil
+	}
+	return json.RawMessage(*s.Proof)
 }
 
 // evidenceOf reads stored evidence; it was written by encodeEvidence, so it always decodes.

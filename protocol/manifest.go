@@ -19,8 +19,11 @@ type Manifest struct {
 	Reasons     []ReasonInfo     `json:"reasons"`
 	CheckOrder  []string         `json:"check_order"`
 	Profiles    []ProfileInfo    `json:"profiles"`
-	Transports  Transports       `json:"transports"`
-	You         *You             `json:"you,omitempty"`
+	// Policies are the instance's own policies (§ 17), apart from the profiles: no rule of the
+	// protocol depends on them.
+	Policies   []PolicyInfo `json:"policies"`
+	Transports Transports   `json:"transports"`
+	You        *You         `json:"you,omitempty"`
 }
 
 // ServerInfo names the software.
@@ -47,6 +50,12 @@ type ProfileInfo struct {
 	Parameters map[string]string `json:"parameters,omitempty"`
 	// Dialectic is the description of the dialectic profile (§ 12); nil for the others.
 	*Dialectic
+}
+
+// PolicyInfo names one policy of this instance and the version in force (§ 17).
+type PolicyInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // Transports are where the two bindings live.
@@ -110,6 +119,7 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 		Reasons:    Reasons,
 		CheckOrder: []string{"payload_too_large", "unauthenticated", "invalid_body", "token_right_missing", "not_found", "thread_closed", "thread_authority_missing", "self_reply", "invalid_transition", "limit_exceeded", "rate_limited"},
 		Profiles:   append([]ProfileInfo{}, profiles...),
+		Policies:   append([]PolicyInfo{}, s.policies...),
 		Transports: Transports{MCP: "/mcp", HTTP: "/v1"},
 	}
 	if a != nil {

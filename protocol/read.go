@@ -119,7 +119,8 @@ type ListThreadsResult struct {
 	More    bool          `json:"more"`
 }
 
-// ListThreads answers {state?, cursor?, limit?}.
+// ListThreads answers {state?, order?, cursor?, limit?}: the newest threads first
+// (order=activity, the default), or by attention (§ 17, ListByAttention).
 func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListThreadsResult, error) {
 	o, err := input(a, raw)
 	if err != nil {
@@ -136,8 +137,16 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err != nil {
 		return nil, err
 	}
+	order, _, err := o.str("order")
+	if err != nil {
+		return nil, err
+	}
+	if order != "" && order != OrderActivity && order != OrderAttention {
+		return nil, Refuse(ReasonInvalidBody, "field order must be activity or attention, not %q", order)
+	}
+	attention := order == OrderAttention
 	var before int64
-	if hasCursor {
+	if hasCursor && !attention {
 		n, err := decodeCursor("cursor", threadsCursorTag, cursor, 1)
 		if err != nil {
 			return nil, err
@@ -154,6 +163,9 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	room, _, err := o.room("room")
 	if err != nil {
 		return nil, err
+	}
+	if attention {
+		return s.listByAttention(ctx, a, o, room, state, cursor, limit)
 	}
 	if err := o.rest(); err != nil {
 		return nil, err

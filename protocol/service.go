@@ -23,6 +23,9 @@ type Options struct {
 	// Artifacts answers whether the artifact store holds a ref (§ 13), for evidence of kind
 	// artifact; nil means the store in the database (artifact.go).
 	Artifacts func(ctx context.Context, ref string) (bool, error)
+	// Policies are the instance's policies the manifest lists (§ 17); the protocol's rules
+	// never read them.
+	Policies []PolicyInfo
 	// RealmKey signs key bindings and exports (§ 14); nil means the key kept in the database,
 	// created on first use (realm_key.go).
 	RealmKey *signed.Signer
@@ -53,6 +56,7 @@ type Service struct {
 	waits       *waitSlots
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
+	policies  []PolicyInfo
 	realmKey  realmKeyCache
 }
 
@@ -79,6 +83,7 @@ func New(db *storage.DB, opts Options) *Service {
 		failedAuths: newRateLimiter(opts.Limits.FailedAuthsPerMinute, time.Minute),
 		waits:       newWaitSlots(opts.Limits.InboxWaitsPerIdentity, opts.Limits.InboxWaitsMax),
 		artifacts:   opts.Artifacts,
+		policies:    opts.Policies,
 		realmKey:    realmKeyCache{key: opts.RealmKey},
 	}
 	if s.artifacts == nil {

@@ -1,10 +1,13 @@
 package protocol_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -157,14 +160,25 @@ func TestKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Created() || *again.Key != *first.Key {
+		if again.Created() || !reflect.DeepEqual(again.Key, first.Key) {
 			t.Errorf("the same key again: %+v, created %v; want %+v, not created", again.Key, again.Created(), first.Key)
 		}
-		// The same key for another identity is a key of that identity: it signs only for it.
-		other, err := svc.RegisterKey(ctx, carol, []byte(`{"public_key":"`+key+`"}`))
-		if err != nil || !other.Created() || other.Key.ID == first.Key.ID {
-			t.Errorf("carol's registration: %+v, %v", other, err)
+		// The key's did:key, and its binding by the realm key (§ 14).
+		if first.Key.DID != "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp" {
+			t.Errorf("did %s", first.Key.DID)
 		}
+		checkBinding(t, svc, first.Key)
+		// A key speaks for one identity only: another identity cannot register it.
+		_, err = svc.RegisterKey(ctx, carol, []byte(`{"public_key":"`+key+`"}`))
+		wantRefused(t, err, protocol.ReasonInvalidTransition)
+		carolsKey := base64.StdEncoding.EncodeToString(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{3}, 32)).Public().(ed25519.PublicKey))
+		if _, err := svc.RegisterKey(ctx, carol, []byte(`{"public_key":"`+carolsKey+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+		identityPoint := make([]byte, 32)
+		identityPoint[0] = 1
+		orderTwo, _ := hex.DecodeString("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
+		nonCanonical, _ := hex.DecodeString("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
 		for _, c := range []struct {
 			name  string
 			actor *protocol.Actor
@@ -175,6 +189,14 @@ func TestKeys(t *testing.T) {
 			{"not base64", bob, `{"public_key":"not base64!"}`, protocol.ReasonInvalidBody},
 			{"31 bytes", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 31)) + `"}`, protocol.ReasonInvalidBody},
 			{"33 bytes", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 33)) + `"}`, protocol.ReasonInvalidBody},
+			{"the identity point", bob, `{"public_key":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}`, protocol.ReasonInvalidBody},
+			{"the identity point, again", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(identityPoint) + `"}`, protocol.ReasonInvalidBody},
+			{"all zeros", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(make([]byte, 32)) + `"}`, protocol.ReasonInvalidBody},
+			{"order two", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(orderTwo) + `"}`, protocol.ReasonInvalidBody},
+			{"non-canonical", bob, `{"public_key":"` + base64.StdEncoding.EncodeToString(nonCanonical) + `"}`, protocol.ReasonInvalidBody},
+			{"a trailing newline", bob, `{"public_key":"` + key + `\n"}`, protocol.ReasonInvalidBody},
+			{"a leading space", bob, `{"public_key":" ` + key + `"}`, protocol.ReasonInvalidBody},
+			{"no padding", bob, `{"public_key":"` + strings.TrimRight(key, "=") + `"}`, protocol.ReasonInvalidBody},
 			{"no key", bob, `{}`, protocol.ReasonInvalidBody},
 			{"a field too many", bob, `{"public_key":"` + key + `","alg":"ed25519"}`, protocol.ReasonInvalidBody},
 			{"a token that only reads", reader, `{"public_key":"` + key + `"}`, protocol.ReasonTokenRightMissing},
@@ -183,7 +205,7 @@ func TestKeys(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) { wantRefused(t, err, c.want) })
 		}
 		list, err := svc.ListKeys(ctx, reader, []byte(`{"identity":"ainotes:bob"}`))
-		if err != nil || len(list.Keys) != 1 || *list.Keys[0] != *first.Key {
+		if err != nil || len(list.Keys) != 1 || !reflect.DeepEqual(list.Keys[0], first.Key) {
 			t.Errorf("bob's keys: %+v, %v", list, err)
 		}
 		own, err := svc.ListKeys(ctx, carol, []byte(`{}`))
@@ -197,4 +219,24 @@ func TestKeys(t *testing.T) {
 		_, err = svc.ListKeys(ctx, reader, []byte(`{"identity":"bob"}`))
 		wantRefused(t, err, protocol.ReasonInvalidBody)
 	})
+}
+
+// checkBinding: the key's binding is {type: ParleyKeyBinding, realm, identity, key: did,
+// created_at}, with a proof by the realm key of the manifest.
+func checkBinding(t *testing.T, svc *protocol.Service, k *protocol.KeyView) {
+	t.Helper()
+	checked, err := signed.Verify(k.Binding)
+	if err != nil {
+		t.Fatalf("binding %s: %v", k.Binding, err)
+	}
+	if checked[0].DID != svc.Manifest(nil).RealmKey {
+		t.Errorf("binding signed by %s, not by the realm key %s", checked[0].DID, svc.Manifest(nil).RealmKey)
+	}
+	var b map[string]any
+	if err := json.Unmarshal(k.Binding, &b); err != nil {
+		t.Fatal(err)
+	}
+	if b["type"] != "ParleyKeyBinding" || b["realm"] != svc.Realm() || b["identity"] != k.Identity || b["key"] != k.DID || b["created_at"] == nil {
+		t.Errorf("binding %s", k.Binding)
+	}
 }

@@ -162,3 +162,6 @@ func object(doc []byte) (map[string]json.RawMessage, error) {
 
 // canonical is the JCS form of any JSON value.
 func canonical(raw []byte) ([]byte, error) { return jcs.Transform(raw) }
+
+// Canonical is the JCS (RFC 8785) form of a JSON value.
+func Canonical(raw []byte) ([]byte, error) { return jcs.Transform(raw) }

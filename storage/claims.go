@@ -62,6 +62,10 @@ type Stance struct {
 	Signature      *string `bun:"signature"`
 	// SignaturePublicKey is the signing key's public key, read with the stance (StancesOf).
 	SignaturePublicKey *string `bun:"signature_public_key,scanonly"`
+	// Proof is a signed stance's document with its proof (§ 14, canonical JSON), exactly as
+	// it was checked, and ProofKeyID the key that made it.
+	Proof      *string `bun:"proof"`
+	ProofKeyID *int64  `bun:"proof_key_id"`
 }
 
 // claimColumns are the columns a change of a claim writes.

@@ -72,9 +72,12 @@ func Now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) {
 	t := new(Thread)
 	var err error
-	if f.prepared() {
+	switch {
+	case f.prepared():
 		err = f.selectPrepared(ctx, pgThreadForUpdate, t, id)
-	} else {
+	case f.sqliteHot():
+		err = f.selectSQLite(ctx, f.db.sqliteModelOf(t).byID, t, id)
+	default:
 		err = translate(f.db.lockForUpdate(f.q.NewSelect().Model(t).Where("id = ?", id)).Scan(ctx))
 	}
 	if err == nil {
@@ -152,9 +155,12 @@ func (f *Forum) Thread(ctx context.Context, id int64) (*Thread, error) {
 func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
 	m := new(Message)
 	var err error
-	if f.prepared() {
+	switch {
+	case f.prepared():
 		err = f.selectPrepared(ctx, pgMessage, m, id)
-	} else {
+	case f.sqliteHot():
+		err = f.selectSQLite(ctx, f.db.sqliteModelOf(m).byID, m, id)
+	default:
 		err = translate(f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx))
 	}
 	if err == nil {
@@ -192,6 +198,11 @@ func (f *Forum) InsertThread(ctx context.Context, t *Thread) error {
 	if t.RoomID == 0 {
 		t.RoomID = GeneralRoom
 	}
+	if f.sqliteHot() {
+		if done, err := f.insertSQLite(ctx, t, &t.ID); done {
+			return err
+		}
+	}
 	_, err := f.q.NewInsert().Model(t).Returning("id").Exec(ctx)
 	return translate(err)
 }
@@ -219,12 +230,22 @@ func (f *Forum) OpenThread(ctx context.Context, t *Thread, writer string) error 
 
 // InsertMessage stores a new message and sets its ID.
 func (f *Forum) InsertMessage(ctx context.Context, m *Message) error {
+	if f.sqliteHot() {
+		if done, err := f.insertSQLite(ctx, m, &m.ID); done {
+			return err
+		}
+	}
 	_, err := f.q.NewInsert().Model(m).Returning("id").Exec(ctx)
 	return translate(err)
 }
 
 // InsertEvent appends an event and sets its ID.
 func (f *Forum) InsertEvent(ctx context.Context, e *Event) error {
+	if f.sqliteHot() {
+		if done, err := f.insertSQLite(ctx, e, &e.ID); done {
+			return err
+		}
+	}
 	_, err := f.q.NewInsert().Model(e).Returning("id").Exec(ctx)
 	return translate(err)
 }
@@ -248,6 +269,11 @@ var threadColumns = []string{
 // UpdateThread writes a thread's changed state. With moveInbox it also gives the thread a new
 // inbox position, so that inbox readers holding an older cursor see it again.
 func (f *Forum) UpdateThread(ctx context.Context, t *Thread, moveInbox bool) error {
+	if f.sqliteHot() {
+		if done, err := f.updateThreadSQLite(ctx, t, moveInbox); done {
+			return err
+		}
+	}
 	q := f.q.NewUpdate().Model(t).Column(threadColumns...).WherePK()
 	if moveInbox {
 		if f.db.kind == Postgres {

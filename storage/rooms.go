@@ -29,7 +29,7 @@ const GeneralRoom int64 = 1
 // those of the rooms inside it), how many of them wait for a confirmation, and when the last
 // of them changed.
 type RoomStats struct {
-	Room `bun:",extend"`
+	Room         `bun:",extend"`
 	Threads      int        `bun:"threads,scanonly"`
 	Unconfirmed  int        `bun:"unconfirmed,scanonly"`
 	LastActivity *time.Time `bun:"last_activity,scanonly"`

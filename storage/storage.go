@@ -33,6 +33,12 @@ type DB struct {
 	tokens       *tokenCache // the verified agent tokens, on Postgres (token_cache.go)
 	// listenURL is where the connection that LISTENs for changes connects; "" is url.
 	listenURL string
+	// On SQLite: the hot path's prepared statements (hotpath_sqlite.go), and the one writer:
+	// a read-write transaction of this process holds writer from before its BEGIN IMMEDIATE
+	// to its end, so that writers queue here, in turn, instead of in SQLite's busy handler,
+	// which sleeps between its tries (1 ms growing to 100 ms) while others take the lock.
+	sqlite sqliteStatements
+	writer chan struct{}
 }
 
 // Kind names the database product behind a DB.
@@ -80,7 +86,7 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL}
+		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL, writer: make(chan struct{}, 1)}
 	}
 	db.changes = newChanges()
 	db.tokens = newTokenCache()
@@ -107,6 +113,7 @@ func (db *DB) Changes() *Changes { return db.changes }
 // Close stops listening for changes and closes every connection.
 func (db *DB) Close() error {
 	db.changes.close()
+	db.closeSQLiteStatements()
 	return db.DB.Close()
 }
 
@@ -131,6 +138,14 @@ func (db *DB) Healthy(ctx context.Context) error {
 // Tx runs fn in one read-write transaction: everything fn writes is committed together or not
 // at all. Errors come back translated (ErrNotFound, ErrAlreadyExists, ErrUnavailable).
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	if db.writer != nil {
+		select {
+		case db.writer <- struct{}{}:
+		case <-ctx.Done():
+			return translate(ctx.Err())
+		}
+		defer func() { <-db.writer }()
+	}
 	return translate(runTx(ctx, db.DB, fn))
 }
 

@@ -60,7 +60,7 @@ func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 			db.tokens.put(t, gen, now)
 		}
 	} else {
-		err = db.NewSelect().Model(t).Where("secret_hash = ?", hash).Scan(ctx)
+		err = db.sqliteTokenByHash(ctx, t, hash) // hotpath_sqlite.go
 	}
 	if err != nil {
 		return nil, translate(err)

@@ -35,22 +35,28 @@ func (f *Forum) CountWrite(ctx context.Context, identity string, token int64, no
 	if f.prepared() {
 		return f.countWritePostgres(ctx, identity, token, since, now, limit)
 	}
-	if f.db.kind == Postgres {
-		if _, err := f.q.NewRaw("SELECT pg_advisory_xact_lock(?)", writeLockKey(identity)).Exec(ctx); err != nil {
+	if f.sqliteHot() {
+		if added, err := f.countWriteSQLite(ctx, identity, token, since, now, limit); err != nil || added {
+			return time.Time{}, added, err
+		}
+	} else {
+		if f.db.kind == Postgres {
+			if _, err := f.q.NewRaw("SELECT pg_advisory_xact_lock(?)", writeLockKey(identity)).Exec(ctx); err != nil {
+				return time.Time{}, false, translate(err)
+			}
+		}
+		if _, err := f.q.NewRaw("DELETE FROM write_times WHERE identity = ? AND at <= ?", identity, since).Exec(ctx); err != nil {
 			return time.Time{}, false, translate(err)
 		}
-	}
-	if _, err := f.q.NewRaw("DELETE FROM write_times WHERE identity = ? AND at <= ?", identity, since).Exec(ctx); err != nil {
-		return time.Time{}, false, translate(err)
-	}
-	res, err := f.q.NewRaw(`INSERT INTO write_times (identity, at) SELECT ?, ?
+		res, err := f.q.NewRaw(`INSERT INTO write_times (identity, at) SELECT ?, ?
 		WHERE (SELECT count(*) FROM write_times WHERE identity = ? AND at > ?) < ? AND `+tokenLive,
-		identity, now, identity, since, limit, token, token).Exec(ctx)
-	if err != nil {
-		return time.Time{}, false, translate(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 1 {
-		return time.Time{}, err == nil, translate(err)
+			identity, now, identity, since, limit, token, token).Exec(ctx)
+		if err != nil {
+			return time.Time{}, false, translate(err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			return time.Time{}, err == nil, translate(err)
+		}
 	}
 	var oldest time.Time // bun's scan, which reads SQLite's text times
 	var live bool

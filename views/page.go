@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/parleyforum/parley/locale"
 )
 
@@ -19,6 +21,9 @@ type Page struct {
 	Path   string  // the path of this page, for the language switch and the login's way back
 	Query  url.Values
 	Now    time.Time
+	// Main are attributes of the page's main element: a profile names its identity there
+	// (data-identity, § 17).
+	Main templ.Attributes
 }
 
 // Viewer is the human signed in.

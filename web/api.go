@@ -66,11 +66,11 @@ type api struct {
 
 // registerAPI adds the routes of § 10 to app. Every path also answers the methods it does not
 // serve, with 405 and an Allow header, so that a wrong method is told what would be right.
-func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
+func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, more ...apiRoute) {
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...) {
+	for _, r := range append(append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...), more...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"mime"
+	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -134,16 +136,27 @@ func addQuery(c *fiber.Ctx, fields map[string]json.RawMessage) *protocol.Error {
 type pathID struct{ field, prefix string }
 
 var (
-	threadPath = pathID{"thread", "th_"}
-	claimPath  = pathID{"claim", "cl_"}
-	// messagePath is a message, for hide and unhide (§ 18).
+	threadPath  = pathID{"thread", "th_"}
+	claimPath   = pathID{"claim", "cl_"}
 	messagePath = pathID{"message", "msg_"}
 	roomPath    = pathID{"room", "rm_"}
+	// identityPath is an identity (§ 17), <realm>:<handle>, the colon perhaps escaped.
+	identityPath = pathID{"identity", ""}
 )
 
 // addPathID sets the route's field to the path's id. An input that names it itself must name
 // the same one, in any of its forms (th_7, 7, "7").
 func addPathID(fields map[string]json.RawMessage, id pathID, value string) *protocol.Error {
+	if id == identityPath {
+		if unescaped, err := url.PathUnescape(value); err == nil {
+			value = unescaped
+		}
+		if given, ok := fields[id.field]; ok && string(given) != strconv.Quote(value) {
+			return protocol.Refuse(protocol.ReasonInvalidBody, "field identity (%s) is not the identity of the path (%s); leave it out", given, value)
+		}
+		fields[id.field], _ = json.Marshal(value)
+		return nil
+	}
 	path, _ := json.Marshal(value)
 	if given, ok := fields[id.field]; ok {
 		want, okPath := protocol.ParseIDString(value, id.prefix)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/protocol/mcpserver"
+	"github.com/parleyforum/parley/reputation"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
@@ -80,17 +81,20 @@ func New(opts Options) *fiber.App {
 
 	// One operation layer for every transport: the same decisions, one rate limiter.
 	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
-		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey})
+		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey,
+		Policies: []protocol.PolicyInfo{{Name: "reputation", Version: reputation.Evidence1Name}}})
+	// The instance's reputation policy (§ 17), beside the protocol, never inside it.
+	rep := reputation.New(svc, reputation.Options{})
 
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {
 		registerMetrics(app, opts.Metrics)
 	}
-	registerAPI(app, svc, opts.Logger, opts.Metrics)
+	registerAPI(app, svc, opts.Logger, opts.Metrics, identityRoutes(rep)...)
 	registerFeed(app, svc, opts.Logger, opts.Metrics, opts.Feed)
-	registerMCP(app, svc, opts.Logger, opts.Metrics)
+	registerMCP(app, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
 	registerStatic(app, opts.Static)
-	registerPages(app, svc, opts)
+	registerPages(app, svc, rep, opts)
 	return app
 }
 

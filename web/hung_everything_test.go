@@ -154,7 +154,7 @@ func TestHungDatabaseEveryPageIsTheUnavailablePage(t *testing.T) {
 		claim := f.must(f.post("/v1/claims", f.alice, `{"thread":"`+th+`","statement":"it passes","evidence":[{"kind":"url","ref":"https://example.org/1"}]}`),
 			http.StatusCreated).at("claim", "id")
 		ada := f.signedIn(t, "ada")
-		ada.get("/threads/" + th).must(t, http.StatusOK)
+		ada.get("/threads/"+th).must(t, http.StatusOK)
 		csrf := ada.csrf
 		anon := f.browser(t)
 		anon.get("/login").must(t, http.StatusOK)
@@ -222,7 +222,7 @@ func TestHungDatabaseEveryPageIsTheUnavailablePage(t *testing.T) {
 		}
 		h.answer()
 		recovered(t, f)
-		ada.get("/threads/" + th).must(t, http.StatusOK)
+		ada.get("/threads/"+th).must(t, http.StatusOK)
 		if strings.Contains(f.logs.String(), "request failed") {
 			t.Errorf("an outage was logged as a fault of the server: %s", f.logs.String())
 		}

@@ -15,8 +15,8 @@ import (
 
 // registerMCP mounts the MCP transport (§ 10) at /mcp. The handler is the SDK's, on net/http;
 // it answers every method itself (POST; 405 with Allow for the others), so it takes them all.
-func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
-	h := netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log, Observe: observeTool(m)}))
+func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, tools ...mcpserver.Tool) {
+	h := netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log, Observe: observeTool(m), Tools: tools}))
 	app.All("/mcp", func(c *fiber.Ctx) error {
 		exchangeOf(c).transport = transportMCP
 		return h(c)

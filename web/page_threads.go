@@ -1,6 +1,8 @@
 package web
 
 import (
+	"encoding/json"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
@@ -12,9 +14,24 @@ import (
 func (p *pages) threadList(r *pageRequest) error {
 	c := r.c
 	l := views.ThreadList{State: c.Query("state"), Unconfirmed: c.Query("unconfirmed") == "1"}
-	res, err := p.svc.Browse(c.UserContext(), r.actor(), protocol.BrowseQuery{
-		State: protocol.State(l.State), Unconfirmed: l.Unconfirmed, Cursor: c.Query("cursor"),
-	})
+	var res *protocol.ListThreadsResult
+	var err error
+	if c.Query("order") == protocol.OrderAttention {
+		// § 17: what needs a moderator first; through list_threads, with its checks.
+		l.Order = protocol.OrderAttention
+		in := map[string]string{"order": l.Order}
+		for name, value := range map[string]string{"state": l.State, "cursor": c.Query("cursor")} {
+			if value != "" {
+				in[name] = value
+			}
+		}
+		raw, _ := json.Marshal(in)
+		res, err = p.svc.ListThreads(c.UserContext(), r.actor(), raw)
+	} else {
+		res, err = p.svc.Browse(c.UserContext(), r.actor(), protocol.BrowseQuery{
+			State: protocol.State(l.State), Unconfirmed: l.Unconfirmed, Cursor: c.Query("cursor"),
+		})
+	}
 	if refusal, ok := protocol.AsError(err); ok {
 		l.Refusal = refusal
 		return r.render(refusal.Status, views.ThreadListPage(l))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/parleyforum/parley/locale"
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/reputation"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/views"
 )
@@ -28,6 +29,7 @@ import (
 // pages is what the handlers share.
 type pages struct {
 	svc        *protocol.Service
+	rep        *reputation.Service // the instance's reputation policy (§ 17)
 	db         *storage.DB
 	store      *sessions.CookieStore
 	logins     *loginLimiter
@@ -47,9 +49,9 @@ const (
 	admins                // signed-in administrators
 )
 
-func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
+func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Service, opts Options) {
 	p := &pages{
-		svc: svc, db: opts.DB, store: newSessionStore(opts.SessionKey),
+		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		logins: newLoginLimiter(), publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
 	}
@@ -72,6 +74,8 @@ func registerPages(app *fiber.App, svc *protocol.Service, opts Options) {
 	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
 	app.Get("/artifacts/:ref", p.wrap(readers, p.artifactPage))
 	app.Get("/search", p.wrap(readers, p.searchPage))
+	app.Get("/identities", p.wrap(readers, p.identitiesPage))
+	app.Get("/identities/:identity", p.wrap(readers, p.identityPage))
 	app.Get("/graph", p.wrap(readers, p.graphPage))
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))

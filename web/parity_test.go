@@ -101,7 +101,7 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 			prepare: func(f *forum, _, _ string) { takeDown(f.t, f.db) },
 			tool:    "read_thread", args: `{"thread":"$th"}`, want: "unavailable"},
 	}
-	cases = append(append(cases, claimParityCases()...), evidenceParityCases()...)
+	cases = append(append(append(cases, claimParityCases()...), evidenceParityCases()...), identityParityCases()...)
 	reasons := map[string]bool{}
 	for _, c := range cases {
 		reasons[c.want] = true
@@ -238,22 +238,23 @@ func okStatus(tool string) int {
 func httpOf(t *testing.T, tool, args string) request {
 	t.Helper()
 	routes := map[string]struct{ method, path string }{
-		"get_manifest": {http.MethodGet, "/v1/manifest"},
-		"send":         {http.MethodPost, "/v1/messages"},
-		"read_thread":  {http.MethodGet, "/v1/threads/{thread}"},
-		"list_threads": {http.MethodGet, "/v1/threads"},
-		"read_events":  {http.MethodGet, "/v1/threads/{thread}/events"},
-		"inbox":        {http.MethodGet, "/v1/inbox"},
-		"confirm":      {http.MethodPost, "/v1/threads/{thread}/confirm"},
-		"mark":         {http.MethodPost, "/v1/threads/{thread}/mark"},
-		"claim_assert": {http.MethodPost, "/v1/claims"},
-		"claim_attest": {http.MethodPost, "/v1/claims/{claim}/attest"},
-		"claim_refute": {http.MethodPost, "/v1/claims/{claim}/refute"},
-		"claim_verify": {http.MethodPost, "/v1/claims/{claim}/verify"},
-		"claim_read":   {http.MethodGet, "/v1/claims/{claim}"},
-		"claim_graph":  {http.MethodGet, "/v1/graph"},
-		"key_register": {http.MethodPut, "/v1/keys"},
-		"search":       {http.MethodGet, "/v1/search"},
+		"get_manifest":  {http.MethodGet, "/v1/manifest"},
+		"send":          {http.MethodPost, "/v1/messages"},
+		"read_thread":   {http.MethodGet, "/v1/threads/{thread}"},
+		"list_threads":  {http.MethodGet, "/v1/threads"},
+		"read_events":   {http.MethodGet, "/v1/threads/{thread}/events"},
+		"inbox":         {http.MethodGet, "/v1/inbox"},
+		"confirm":       {http.MethodPost, "/v1/threads/{thread}/confirm"},
+		"mark":          {http.MethodPost, "/v1/threads/{thread}/mark"},
+		"claim_assert":  {http.MethodPost, "/v1/claims"},
+		"claim_attest":  {http.MethodPost, "/v1/claims/{claim}/attest"},
+		"claim_refute":  {http.MethodPost, "/v1/claims/{claim}/refute"},
+		"claim_verify":  {http.MethodPost, "/v1/claims/{claim}/verify"},
+		"claim_read":    {http.MethodGet, "/v1/claims/{claim}"},
+		"claim_graph":   {http.MethodGet, "/v1/graph"},
+		"key_register":  {http.MethodPut, "/v1/keys"},
+		"search":        {http.MethodGet, "/v1/search"},
+		"identity_read": {http.MethodGet, "/v1/identities/{identity}"},
 	}
 	route := routes[tool]
 	if tool == "send" || tool == "claim_assert" {
@@ -266,7 +267,7 @@ func httpOf(t *testing.T, tool, args string) request {
 		}
 	}
 	path := route.path
-	for _, field := range []string{"thread", "claim"} {
+	for _, field := range []string{"thread", "claim", "identity"} {
 		if strings.Contains(path, "{"+field+"}") {
 			path = strings.Replace(path, "{"+field+"}", url.PathEscape(fmt.Sprint(fields[field])), 1)
 			delete(fields, field)
@@ -318,6 +319,9 @@ func withoutTimes(v any) any {
 			switch {
 			case k == "retry_after":
 				out[k] = "<seconds>"
+			case k == "realm_key" || k == "verificationMethod" || k == "proofValue":
+				// Each forum has a realm key of its own, which signs what it vouches for.
+				out[k] = "<realm key>"
 			case k == "cursor" && v["items"] != nil:
 				out[k] = "<cursor>"
 			case k == "content" && v["format"] != nil: // a graph document: the times inside it

@@ -49,7 +49,10 @@ func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err 
 		c.baselineDB = "sqlite:" + filepath.Join(dir, "baseline.db")
 		fmt.Fprintf(stderr, "parley-load: SQLite databases in %s\n", dir)
 	} else {
-		cluster, err := pgcluster.StartWith(ctx, pgcluster.Options{Durable: true, OnDisk: c.onDisk})
+		cluster, err := pgcluster.StartWith(ctx, pgcluster.Options{Durable: true, OnDisk: c.onDisk, Settings: []string{
+			// Statements per send, counted by the meter (meter.go): a few µs per statement.
+			"shared_preload_libraries = 'pg_stat_statements'", "pg_stat_statements.track = all",
+		}})
 		if err != nil {
 			return stop, fmt.Errorf("starting Postgres: %w", err)
 		}
@@ -59,6 +62,9 @@ func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err 
 			}
 		})
 		if err := createDatabases(ctx, cluster.URL("postgres"), "parley", "parley_baseline"); err != nil {
+			return stop, err
+		}
+		if err := createExtension(ctx, cluster.URL("parley"), "pg_stat_statements"); err != nil {
 			return stop, err
 		}
 		c.db, c.baselineDB = cluster.URL("parley"), cluster.URL("parley_baseline")
@@ -90,6 +96,18 @@ func createDatabases(ctx context.Context, url string, names ...string) error {
 		if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 			return fmt.Errorf("creating the database %s: %w", name, err)
 		}
+	}
+	return nil
+}
+
+func createExtension(ctx context.Context, url, name string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("creating the extension %s: %w", name, err)
 	}
 	return nil
 }

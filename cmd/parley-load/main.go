@@ -10,6 +10,9 @@
 //   - pgbench: the rows of the same sends written by pgbench -M prepared from a script
 //     (pgbench_script.go), the database's own limit;
 //
+//   - minimal: the minimal forum post by pgbench (insert the message, update the thread,
+//     insert the event; minimal.go), the floor below the send's own rows;
+//
 //   - direct: the same writes issued straight through the Go database driver (benchdata).
 //
 //     parley-load --url http://127.0.0.1:8080 --db postgres://…/parley --agents 16 --duration 10s
@@ -58,13 +61,15 @@ const (
 	modeMCP     = "mcp"
 	modePgbench = "pgbench"
 	modeDirect  = "direct"
+	modeMinimal = "minimal"
 )
 
-var allModes = []string{modeHTTP, modeMCP, modePgbench, modeDirect}
+var allModes = []string{modeHTTP, modeMCP, modePgbench, modeMinimal, modeDirect}
 
 // ratioPairs are the ratios a run prints when both of a pair ran: the issue's headline
 // figures first.
-var ratioPairs = [][2]string{{modeHTTP, modePgbench}, {modeMCP, modeHTTP}, {modeHTTP, modeDirect}, {modeMCP, modePgbench}}
+var ratioPairs = [][2]string{{modeHTTP, modePgbench}, {modeHTTP, modeMinimal}, {modeMCP, modeHTTP}, {modePgbench, modeMinimal},
+	{modeHTTP, modeDirect}, {modeMCP, modePgbench}, {modeMCP, modeMinimal}}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -105,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tokensFile, "tokens", "", "a `FILE` of agent tokens, one a line (the secret, or the JSON of parley token create --json)")
 	fs.StringVar(&c.db, "db", "", "the server's database `URL`, to create the agents' tokens in (instead of --tokens)")
 	fs.StringVar(&c.baselineDB, "baseline-db", "", "a database `URL` (its own, not the server's) for the baselines, migrated by the tool")
-	fs.StringVar(&modes, "modes", "", "what to measure, in turns: `LIST` of http, mcp, pgbench, direct (default: http with --url, and direct with --baseline-db)")
+	fs.StringVar(&modes, "modes", "", "what to measure, in turns: `LIST` of http, mcp, pgbench, minimal, direct (default: http with --url, and direct with --baseline-db)")
 	fs.StringVar(&baseline, "baseline", "", "add a baseline to the modes: pgbench or direct")
 	fs.StringVar(&mixSpec, "mix", "send", "what the agents do: send, mixed ("+mixedPreset+"), or `WEIGHTS` such as send=60,inbox=40")
 	fs.IntVar(&c.agents, "agents", 16, "agents sending at once")
@@ -194,10 +199,10 @@ func (c *config) check() error {
 		return errors.New("--url needs the agents' tokens: --tokens FILE or --db URL")
 	case c.tokensFile != "" && c.db != "":
 		return errors.New("--tokens and --db both name where the tokens come from: give one")
-	case c.launch == "" && c.needs(modePgbench, modeDirect) && c.baselineDB == "":
-		return errors.New("the modes pgbench and direct need a database of their own: --baseline-db")
-	case c.needs(modePgbench) && (c.launchDB == "sqlite" || (c.launch == "" && !isPostgres(c.baselineDB))):
-		return errors.New("the mode pgbench needs Postgres")
+	case c.launch == "" && c.needs(modePgbench, modeMinimal, modeDirect) && c.baselineDB == "":
+		return errors.New("the modes pgbench, minimal and direct need a database of their own: --baseline-db")
+	case c.needs(modePgbench, modeMinimal) && (c.launchDB == "sqlite" || (c.launch == "" && !isPostgres(c.baselineDB))):
+		return errors.New("the modes pgbench and minimal need Postgres")
 	case c.agents < 1 || c.agents > maxAgents:
 		return fmt.Errorf("--agents %d: between 1 and %d", c.agents, maxAgents)
 	case c.identities < 0 || c.identities > maxAgents:
@@ -277,17 +282,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.url != "" && c.memoryEvery > 0 && c.needs(modeHTTP, modeMCP) {
 		mem = startMemorySampler(ctx, c.url, c.memoryEvery)
 	}
+	mtr := newMeter(ctx, c)
+	defer mtr.close()
 	var runErr error
 	for r := 0; r < c.rounds && runErr == nil && ctx.Err() == nil; r++ {
 		for _, m := range modes {
-			if runErr = phase(ctx, c, m); runErr != nil || ctx.Err() != nil {
+			before := mtr.read(ctx)
+			runErr = phase(ctx, c, m)
+			m.usage.add(before, mtr.read(ctx), m.database(c))
+			if runErr != nil || ctx.Err() != nil {
 				break
 			}
 		}
 	}
 	rep := report{Agents: c.agents, Rounds: c.rounds, Mix: c.mix.String()}
 	for _, m := range modes {
-		rep.Modes = append(rep.Modes, m.stats.summary(m.name))
+		sum := m.stats.summary(m.name)
+		sum.cost(m.name, &m.usage)
+		rep.Modes = append(rep.Modes, sum)
 	}
 	rep.ratios()
 	if mem != nil {
@@ -331,7 +343,16 @@ type mode struct {
 	writesOnly bool
 	board      *board
 	stats      *stats
+	usage      usage // what the processes spent in its rounds (meter.go)
 	seq        atomic.Uint64
+}
+
+// database is the name of the Postgres database the mode writes to ("" on SQLite).
+func (m *mode) database(c *config) string {
+	if m.name == modeHTTP || m.name == modeMCP {
+		return databaseName(c.db)
+	}
+	return databaseName(c.baselineDB)
 }
 
 // phase lets every agent work for one round's share of the budget.

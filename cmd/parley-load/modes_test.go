@@ -81,23 +81,46 @@ func TestRunMixed(t *testing.T) {
 	})
 }
 
-// The pgbench mode in turns with the server: pgbench's sends counted from its log, and the
-// headline ratio.
+// The pgbench modes in turns with the server: pgbench's sends counted from its log, the
+// minimal post's rows in their own tables, the headline ratios, and the CPU each mode's
+// processes spent.
 func TestRunPgbench(t *testing.T) {
 	db := storagetest.Open(t, storage.Postgres)
 	url := startServer(t, db)
 	baseline := storagetest.NewURL(t, storage.Postgres)
-	rep := runJSON(t, "--url", url, "--db", db.URL(), "--baseline-db", baseline, "--baseline", "pgbench",
+	rep := runJSON(t, "--url", url, "--db", db.URL(), "--baseline-db", baseline, "--modes", "http,pgbench,minimal",
 		"--agents", "4", "--requests", "176", "--rounds", "2")
-	if len(rep.Modes) != 2 || rep.Modes[0].Mode != modeHTTP || rep.Modes[1].Mode != modePgbench {
+	if len(rep.Modes) != 3 || rep.Modes[0].Mode != modeHTTP || rep.Modes[1].Mode != modePgbench || rep.Modes[2].Mode != modeMinimal {
 		t.Fatalf("modes: %+v", rep.Modes)
 	}
 	// 176 sends in 2 rounds of 4 clients: 22 each, two cycles of the conversation.
-	if b := rep.Modes[1]; b.Requests != 176 || b.Accepted != 176 || b.SendsPerSecond <= 0 || b.P50 <= 0 {
-		t.Errorf("pgbench: %+v", b)
+	for _, b := range rep.Modes[1:] {
+		if b.Requests != 176 || b.Accepted != 176 || b.SendsPerSecond <= 0 || b.P50 <= 0 {
+			t.Errorf("%s: %+v", b.Mode, b)
+		}
+		// Postgres is on this machine: its processes' CPU is read; pgbench's is the client's.
+		if b.DatabaseCPU == nil || *b.DatabaseCPU <= 0 || b.ClientCPU == nil || b.ServerCPU != nil {
+			t.Errorf("%s: CPU per request not measured: %+v", b.Mode, b)
+		}
 	}
-	if ratioOf(rep, "http / pgbench") <= 0 || rep.Ratio == nil {
-		t.Errorf("ratios: %+v", rep.Ratios)
+	if h := rep.Modes[0]; h.ServerCPU == nil || *h.ServerCPU <= 0 || h.DatabaseCPU == nil || *h.DatabaseCPU <= 0 {
+		t.Errorf("http: CPU per request not measured: %+v", h)
+	}
+	for _, name := range []string{"http / pgbench", "http / minimal", "pgbench / minimal"} {
+		if ratioOf(rep, name) <= 0 {
+			t.Errorf("no %s in %+v", name, rep.Ratios)
+		}
+	}
+	var posts, events, count int
+	conn, err := storage.Open(context.Background(), baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	err = conn.NewRaw("SELECT (SELECT count(*) FROM minimal.messages), (SELECT count(*) FROM minimal.events), (SELECT sum(message_count) FROM minimal.threads)").
+		Scan(context.Background(), &posts, &events, &count)
+	if err != nil || posts != 176 || events != 176 || count != 176 {
+		t.Errorf("the minimal posts: %d messages, %d events, counted %d (%v); want 176 each", posts, events, count, err)
 	}
 	check, err := storage.Open(context.Background(), baseline)
 	if err != nil {

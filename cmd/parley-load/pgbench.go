@@ -50,7 +50,7 @@ func findPgbench() (string, error) {
 }
 
 // newPgbench writes the script into a folder of its own.
-func newPgbench(db string) (*pgbench, func(), error) {
+func newPgbench(db, script string) (*pgbench, func(), error) {
 	program, err := findPgbench()
 	if err != nil {
 		return nil, func() {}, err
@@ -61,7 +61,7 @@ func newPgbench(db string) (*pgbench, func(), error) {
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	p := &pgbench{program: program, db: db, dir: dir, script: filepath.Join(dir, "send.sql")}
-	if err := os.WriteFile(p.script, []byte(pgbenchScript()), 0o644); err != nil {
+	if err := os.WriteFile(p.script, []byte(script), 0o644); err != nil {
 		return nil, cleanup, err
 	}
 	return p, cleanup, nil

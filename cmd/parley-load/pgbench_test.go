@@ -60,7 +60,7 @@ func TestPgbenchWritesWhatSendsWrite(t *testing.T) {
 	})
 
 	bench := storagetest.Open(t, storage.Postgres)
-	p, cleanup, err := newPgbench(bench.URL())
+	p, cleanup, err := newPgbench(bench.URL(), pgbenchScript())
 	defer cleanup()
 	if err != nil {
 		t.Fatal(err)

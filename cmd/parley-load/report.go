@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,55 @@ type summary struct {
 	P99            float64     `json:"p99_ms"`
 	Max            float64     `json:"max_ms"`
 	Operations     []opSummary `json:"operations"`
+	// What one request cost, in ms of CPU: the server's (HTTP and MCP modes), Postgres's (all
+	// its processes), the client's (this tool, and pgbench for the pgbench modes); and the
+	// statements Postgres ran per request, top-level (each a round trip) and nested (by
+	// triggers and functions). Absent when not measured.
+	ServerCPU   *float64 `json:"server_cpu_ms_per_request,omitempty"`
+	DatabaseCPU *float64 `json:"database_cpu_ms_per_request,omitempty"`
+	ClientCPU   *float64 `json:"client_cpu_ms_per_request,omitempty"`
+	Statements  *float64 `json:"statements_per_request,omitempty"`
+	Nested      *float64 `json:"nested_statements_per_request,omitempty"`
+	// TopStatements are the statements that took Postgres the most time in this mode.
+	TopStatements []statementCost `json:"top_statements,omitempty"`
+}
+
+// statementCost is one statement's share of a mode: its calls and its execution time (waits
+// for locks included) per request.
+type statementCost struct {
+	Query    string  `json:"query"`
+	Nested   bool    `json:"nested"`
+	Calls    float64 `json:"calls_per_request"`
+	ExecMS   float64 `json:"exec_ms_per_request"`
+	MSPerRun float64 `json:"exec_ms_per_call"`
+}
+
+// topStatements is how many statements a mode's report lists.
+const topStatements = 8
+
+// cost divides what the mode's processes spent by its requests.
+func (s *summary) cost(mode string, u *usage) {
+	if s.Requests == 0 {
+		return
+	}
+	per := func(d time.Duration) *float64 { v := ms(d) / float64(s.Requests); return &v }
+	if u.ServerOK && (mode == modeHTTP || mode == modeMCP) {
+		s.ServerCPU = per(u.Server)
+	}
+	if u.DatabaseOK {
+		s.DatabaseCPU = per(u.Database)
+	}
+	s.ClientCPU = per(u.Tool)
+	if u.StatementsOK {
+		top, nested := float64(u.Top)/float64(s.Requests), float64(u.Nested)/float64(s.Requests)
+		s.Statements, s.Nested = &top, &nested
+		for k, st := range u.Each {
+			s.TopStatements = append(s.TopStatements, statementCost{Query: st.query, Nested: !k.toplevel,
+				Calls: float64(st.calls) / float64(s.Requests), ExecMS: st.ms / float64(s.Requests), MSPerRun: st.ms / float64(st.calls)})
+		}
+		sort.Slice(s.TopStatements, func(i, j int) bool { return s.TopStatements[i].ExecMS > s.TopStatements[j].ExecMS })
+		s.TopStatements = s.TopStatements[:min(len(s.TopStatements), topStatements)]
+	}
 }
 
 // opSummary is the latency of one operation in one mode.
@@ -189,9 +239,34 @@ func (r report) print(w io.Writer, sendsOnly bool) {
 			fmt.Fprintf(w, "| %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.1f |\n", m.Mode, o.Op, o.Requests, o.P50, o.P90, o.P99, o.Max, o.Tail)
 		}
 	}
+	fmt.Fprintf(w, "\n| mode | server CPU ms/request | database CPU ms/request | client CPU ms/request | statements/request | nested statements/request |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, m := range r.Modes {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", m.Mode, opt(m.ServerCPU, 3), opt(m.DatabaseCPU, 3), opt(m.ClientCPU, 3), opt(m.Statements, 2), opt(m.Nested, 2))
+	}
+	fmt.Fprintln(w, "\n(CPU from the server's /metrics, Postgres's processes in /proc and this tool's rusage with pgbench's; statements from pg_stat_statements; — where not measured.)")
+	for _, m := range r.Modes {
+		if len(m.TopStatements) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n| %s: statement (pg_stat_statements; nested: by a trigger or function) | calls/request | exec ms/request | ms/call |\n|---|---:|---:|---:|\n", m.Mode)
+		for _, st := range m.TopStatements {
+			q := strings.ReplaceAll(st.Query, "|", "\\|")
+			if st.Nested {
+				q = "(nested) " + q
+			}
+			fmt.Fprintf(w, "| `%s` | %.2f | %.3f | %.3f |\n", q, st.Calls, st.ExecMS, st.MSPerRun)
+		}
+	}
 	if r.Memory != nil {
 		r.Memory.print(w)
 	}
+}
+
+func opt(v *float64, digits int) string {
+	if v == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*v, 'f', digits, 64)
 }
 
 func refusedText(refused map[string]int) string {

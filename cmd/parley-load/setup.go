@@ -50,6 +50,11 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 			return nil, cleanup, err
 		}
 	}
+	if c.needs(modeMinimal) {
+		if err := setupMinimal(ctx, c.baselineDB, c.agents); err != nil {
+			return nil, cleanup, err
+		}
+	}
 	for _, name := range c.modes {
 		m := &mode{name: name, board: newBoard(c.agents), stats: newStats()}
 		switch name {
@@ -58,7 +63,14 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 		case modeMCP:
 			m.sender = newMCPSender(c.url, tokens, c.agents)
 		case modePgbench:
-			p, remove, err := newPgbench(c.baselineDB)
+			p, remove, err := newPgbench(c.baselineDB, pgbenchScript())
+			closers = append(closers, remove)
+			if err != nil {
+				return nil, cleanup, err
+			}
+			m.bench = p
+		case modeMinimal:
+			p, remove, err := newPgbench(c.baselineDB, minimalScript())
 			closers = append(closers, remove)
 			if err != nil {
 				return nil, cleanup, err

@@ -153,6 +153,10 @@ type pairedForum struct {
 }
 
 func newPairedForum(t *testing.T, db *storage.DB, viaSDK bool) *pairedForum {
+	// Both forums have one realm key, so that their manifests are the same.
+	if err := db.SetSetting(context.Background(), storage.SettingRealmKey, "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA="); err != nil {
+		t.Fatal(err)
+	}
 	f := newForum(t, db, protocol.Limits{})
 	h := mcpserver.New(f.svc, mcpserver.Options{Logger: slog.New(slog.DiscardHandler)})
 	if viaSDK {

@@ -26,6 +26,18 @@ type Options struct {
 	Observe func(ctx context.Context, tool string, args []byte) func(a *protocol.Actor, out any, err error)
 	// MaxAnswerBytes bounds the JSON of one tool result; 0 means DefaultMaxAnswerBytes.
 	MaxAnswerBytes int
+	// Tools are read-only tools of operations that live beside the protocol (an instance's
+	// policies, § 17), answered exactly as the protocol's own.
+	Tools []Tool
+}
+
+// Tool is one read-only tool of an operation outside protocol: its name, a short
+// description, the JSON Schema of its input (a closed object) and the operation.
+type Tool struct {
+	Name        string
+	Description string
+	Input       map[string]any
+	Run         func(ctx context.Context, a *protocol.Actor, args []byte) (any, error)
 }
 
 // DefaultMaxAnswerBytes bounds one tool result. The largest answer the limits allow, a
@@ -82,7 +94,11 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		Title:   "Parley",
 		Version: svc.Manifest(nil).Server.Version,
 	}, &mcp.ServerOptions{Instructions: instructions, Logger: sdkLog})
-	for _, t := range append(h.tools(), h.searchTools()...) {
+	all := append(h.tools(), h.searchTools()...)
+	for _, t := range opts.Tools {
+		all = append(all, tool{name: t.Name, description: t.Description, input: t.Input, readOnly: true, run: t.Run})
+	}
+	for _, t := range all {
 		server.AddTool(t.mcpTool(), h.call(t))
 		h.byName[t.name] = t
 	}

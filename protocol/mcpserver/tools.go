@@ -72,6 +72,7 @@ func (h *Handler) tools() []tool {
 		description: "Threads, newest first. While more, pass cursor back.",
 		input: object(schema{
 			"state":  enum("", stateNames()),
+			"order":  enum("", []string{protocol.OrderActivity, protocol.OrderAttention}),
 			"cursor": since,
 			"limit":  integer(countNote(l.ListMaxItems), 1),
 			"room":   room,

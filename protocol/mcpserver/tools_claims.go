@@ -32,17 +32,17 @@ func (h *Handler) claimTools() []tool {
 	}, {
 		name:        "claim_attest",
 		description: "Support another's claim once, with your own evidence: unverified becomes supported.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "signature": signature}, "claim", "evidence"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "proof": stanceProof}, "claim", "evidence"),
 		run:         op(s.Attest),
 	}, {
 		name:        "claim_refute",
 		description: "Refute a claim with counter-evidence and a reason (body): it becomes refuted, even if verified.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str("")}, "claim", "evidence", "body"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "proof": stanceProof}, "claim", "evidence", "body"),
 		run:         op(s.Refute),
 	}, {
 		name:        "claim_verify",
 		description: "Seal another's supported claim (verify right): verified at the verify_quorum-th verifier.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, ""), "note": str(""), "signature": signature}, "claim"),
+		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, ""), "note": str(""), "proof": stanceProof}, "claim"),
 		run:         op(s.Verify),
 	}, {
 		name:        "claim_read",

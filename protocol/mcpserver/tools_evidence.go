@@ -27,4 +27,8 @@ func (h *Handler) evidenceTools() []tool {
 }
 
 // signature is the optional signature of claim_attest and claim_verify (§ 13 signed).
+// stanceProof is a signed stance's proof (§ 14): its shape is in the manifest's signed profile.
+var stanceProof = object(schema{"type": str(""), "cryptosuite": str(""), "created": str(""), "verificationMethod": str(""),
+	"proofPurpose": str(""), "proofValue": str("")}, "type", "cryptosuite", "created", "verificationMethod", "proofPurpose", "proofValue")
+
 var signature = object(schema{"key": str(""), "at": str("RFC 3339, now"), "sig": str("")}, "key", "at", "sig")

@@ -215,3 +215,60 @@ func directConversation(t *testing.T, kind storage.Kind) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// The bulk seed, with the feed's triggers paused and the feed written afterwards, leaves the
+// feed the triggers write row by row — the same rows in the same order — and resumes
+// everything it paused: the triggers write the feed of the next send again, and the search
+// index is back.
+func TestSeedRebuildsWhatTheTriggersWrite(t *testing.T) {
+	forum := benchdata.Forum{Messages: 60, ThreadSize: 6, Agents: 7, OpenEvery: 3}
+	type feedRow struct {
+		Seq     int64  `bun:"seq"`
+		Thread  int64  `bun:"thread_id"`
+		Message *int64 `bun:"message_id"`
+		Event   *int64 `bun:"event_id"`
+	}
+	feed := func(t *testing.T, db *storage.DB) []feedRow {
+		t.Helper()
+		order := "seq"
+		if db.Kind() == storage.Postgres {
+			order = "tx, seq"
+		}
+		var rows []feedRow
+		err := db.NewRaw("SELECT seq, thread_id, message_id, event_id FROM feed ORDER BY "+order).Scan(context.Background(), &rows)
+		if err != nil || len(rows) == 0 {
+			t.Fatalf("feed: %v %v", rows, err)
+		}
+		return rows
+	}
+	for _, kind := range storagetest.Kinds() {
+		t.Run(string(kind), func(t *testing.T) {
+			ctx := context.Background()
+			bulk, rowByRow := storagetest.Open(t, kind), storagetest.Open(t, kind)
+			for _, db := range []*storage.DB{bulk, rowByRow} {
+				svc := protocol.New(db, protocol.Options{})
+				replay(t, svc, benchdata.Forum{Messages: 4, ThreadSize: 4, Agents: 4}, 1)
+				f := forum
+				f.RowByRow = db == rowByRow
+				if _, err := benchdata.Seed(ctx, db, f); err != nil {
+					t.Fatal(err)
+				}
+				mustSend(t, svc, 5, `{"kind":"answer","thread":"th_4","body":"An answer after the seed."}`)
+			}
+			if diff := cmp.Diff(feed(t, rowByRow), feed(t, bulk)); diff != "" {
+				t.Errorf("the bulk seed's feed differs from the triggers' (-row by row +bulk):\n%s", diff)
+			}
+			var n int
+			check := "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('messages_feed', 'events_feed')"
+			want := 2
+			if kind == storage.Postgres {
+				check = `SELECT (SELECT count(*) FROM pg_indexes WHERE indexname = 'messages_search_idx') +
+					(SELECT count(*) FROM pg_trigger WHERE tgname IN ('messages_feed', 'events_feed', 'threads_announce_inbox') AND tgenabled = 'O')`
+				want = 4
+			}
+			if err := bulk.NewRaw(check).Scan(ctx, &n); err != nil || n != want {
+				t.Errorf("after the bulk seed %d of %d triggers and indexes are back (%v)", n, want, err)
+			}
+		})
+	}
+}

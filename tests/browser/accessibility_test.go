@@ -22,6 +22,8 @@ func testMainPages(t *testing.T, f *forum) {
 		{"moderation", "/moderation", true},
 		{"search", "/search?q=" + url.QueryEscape(`"long poll" -nothing`), true},
 		{"tokens", "/tokens", true},
+		{"identity", "/identities/ainotes:bob", true},
+		{"identities", "/identities", true},
 		{"login", "/login", false},
 	}
 	for _, lang := range []string{"en", "de"} {

@@ -56,6 +56,9 @@ type Options struct {
 	// on a disk, but a flush costs no wait for a device. On a disk, a commit also waits for
 	// the device, which on a shared machine is slow and noisy.
 	OnDisk bool
+	// Settings are more lines of postgresql.conf, after the others (so they win), e.g.
+	// "shared_preload_libraries = 'pg_stat_statements'" for a load run that counts statements.
+	Settings []string
 }
 
 // Start creates and starts a test cluster and returns once it accepts connections. The
@@ -139,6 +142,7 @@ func (c *Cluster) configure() error {
 		// The cluster is deleted after the tests: durability buys nothing and costs time.
 		settings = append(settings, "fsync = off", "synchronous_commit = off", "full_page_writes = off")
 	}
+	settings = append(settings, c.opts.Settings...)
 	path := filepath.Join(c.dataDir(), "postgresql.conf")
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

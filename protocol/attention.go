@@ -1,0 +1,66 @@
+package protocol
+
+import (
+	"context"
+	"time"
+
+	"github.com/parleyforum/parley/storage"
+)
+
+// § 17's orders of list_threads. order=attention puts first what a moderator should look at:
+// threads whose state is an unconfirmed proposal, then threads with a claim refuted after it
+// was verified (a seal overturned), then the threads whose turn is someone's, and last those
+// waiting for nobody; within each, the thread waiting longest (the oldest last activity)
+// first.
+const (
+	OrderActivity  = "activity"
+	OrderAttention = "attention"
+)
+
+const attentionCursorTag = "n1"
+
+func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, room, state, cursor string, limit int) (*ListThreadsResult, error) {
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	after, err := AttentionCursorOf(cursor)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireActor(a, RightRead); err != nil {
+		return nil, err
+	}
+	scope, err := s.roomScope(ctx, a, room)
+	if err != nil {
+		return nil, err
+	}
+	return s.ByAttention(ctx, scope, state, after, limit)
+}
+
+// ByAttention is one page of threads by attention, for the operation and the pages.
+func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
+	rows, err := s.db.Read().In(scope).ThreadsByAttention(ctx, state, after, limit+1)
+	if err != nil {
+		return nil, fault(err)
+	}
+	threads := make([]storage.Thread, len(rows))
+	for i := range rows {
+		threads[i] = rows[i].Thread
+	}
+	return threadsPage(threads, limit, func(*storage.Thread) string {
+		r := rows[limit-1] // the page's last: a cursor is made only when there is more
+		return encodeCursor(attentionCursorTag, int64(r.Attention), r.UpdatedAt.UnixMicro(), r.ID)
+	}), nil
+}
+
+// AttentionCursorOf reads a cursor of order=attention (for the pages' own links).
+func AttentionCursorOf(cursor string) (*storage.AttentionCursor, error) {
+	if cursor == "" {
+		return nil, nil
+	}
+	n, refusal := decodeCursor("cursor", attentionCursorTag, cursor, 3)
+	if refusal != nil {
+		return nil, refusal
+	}
+	return &storage.AttentionCursor{Tier: int(n[0]), UpdatedAt: time.UnixMicro(n[1]).UTC(), ID: n[2]}, nil
+}

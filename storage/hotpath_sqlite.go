@@ -1,0 +1,286 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uptrace/bun/schema"
+)
+
+// The hot path of a send on SQLite: the token lookup of every request and the statements of a
+// write (the parent and the thread, the write count, the thread's insert, the message, the
+// event, the inbox position and the thread's update). bun writes every value into the SQL
+// text, so SQLite parsed and planned each of them anew — a fifth of the server's CPU under
+// load. Here each is SQL with ? parameters, prepared once per connection (database/sql keeps
+// a *sql.Stmt's preparation per connection, and Tx.StmtContext reuses it) and then only bound
+// and run. The column lists and values come from bun's own table of each model, so a column
+// added to a model is written here too; the values are bound as bun would have written them
+// (times in bun's text format, which the stored times and every comparison with them use).
+// A value bun would refuse (a string holding NUL) takes bun's path, and so its error.
+
+// sqliteTime is how bun writes a time into SQLite's SQL (schema.BaseDialect.AppendTime).
+const sqliteTime = "2006-01-02 15:04:05.999999-07:00"
+
+// sqliteStatements are the prepared statements of a DB on SQLite, by their text.
+type sqliteStatements struct {
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// sqliteStmt is the prepared statement of query on the database (outside a transaction).
+func (db *DB) sqliteStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s := &db.sqlite
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := db.DB.DB.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, translate(err)
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// closeSQLiteStatements closes the prepared statements (with the database).
+func (db *DB) closeSQLiteStatements() {
+	s := &db.sqlite
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.stmts {
+		_ = st.Close()
+	}
+	s.stmts = nil
+}
+
+// sqliteHot reports whether the SQLite hot path applies: on SQLite, inside DB.Write.
+func (f *Forum) sqliteHot() bool { return f.db.kind == SQLite && f.tx != nil }
+
+// stmt is query prepared on the write's connection.
+func (f *Forum) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	st, err := f.db.sqliteStmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return f.tx.StmtContext(ctx, st), nil
+}
+
+func (f *Forum) execSQLite(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := f.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	res, err := st.ExecContext(ctx, args...)
+	return res, translate(err)
+}
+
+func (f *Forum) queryRowSQLite(ctx context.Context, query string, args ...any) (*sql.Row, error) {
+	st, err := f.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryRowContext(ctx, args...), nil
+}
+
+// selectSQLite reads the one row of query into dest, a model, in the write's transaction.
+func (f *Forum) selectSQLite(ctx context.Context, query string, dest any, args ...any) error {
+	st, err := f.stmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return translate(err)
+	}
+	return f.db.scanOne(ctx, rows, dest)
+}
+
+// sqliteModel is what the hot path needs of a model's table: its columns, and the
+// statements that read one row by id, insert one and update the given columns.
+type sqliteModel struct {
+	table   *schema.Table
+	columns []*schema.Field // every column but the primary key
+	pk      *schema.Field
+	all     string // SELECT every column FROM the table
+	byID    string // … WHERE id = ?
+	insert  string // INSERT … RETURNING id
+}
+
+var sqliteModels sync.Map // reflect.Type → *sqliteModel
+
+func (db *DB) sqliteModelOf(model any) *sqliteModel {
+	typ := reflect.TypeOf(model)
+	if m, ok := sqliteModels.Load(typ); ok {
+		return m.(*sqliteModel)
+	}
+	t := db.Table(typ)
+	m := &sqliteModel{table: t}
+	var all, names, marks []string
+	for _, f := range t.Fields {
+		all = append(all, `"`+f.Name+`"`)
+		if f.IsPK {
+			m.pk = f
+			continue
+		}
+		m.columns = append(m.columns, f)
+		names = append(names, `"`+f.Name+`"`)
+		marks = append(marks, "?")
+	}
+	m.all = "SELECT " + strings.Join(all, ", ") + ` FROM "` + t.Name + `"`
+	m.byID = m.all + ` WHERE "id" = ?`
+	m.insert = `INSERT INTO "` + t.Name + `" (` + strings.Join(names, ", ") + ") VALUES (" +
+		strings.Join(marks, ", ") + `) RETURNING "id"`
+	sqliteModels.Store(typ, m)
+	return m
+}
+
+// sqliteArg is a field's value as bun writes it into SQLite's SQL, and false when the hot
+// path leaves it to bun (a type it does not bind, a string holding NUL).
+func sqliteArg(v reflect.Value) (any, bool) {
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return nil, true
+		}
+		v = v.Elem()
+	}
+	switch x := v.Interface().(type) {
+	case time.Time:
+		return x.UTC().Format(sqliteTime), true
+	case string:
+		return x, strings.IndexByte(x, 0) < 0
+	case bool:
+		if x {
+			return int64(1), true
+		}
+		return int64(0), true
+	case int:
+		return int64(x), true
+	case int64:
+		return x, true
+	case int32:
+		return int64(x), true
+	}
+	return nil, false
+}
+
+// args are the values of fields of model, and false when one of them is left to bun.
+func sqliteArgs(model any, fields []*schema.Field) ([]any, bool) {
+	strct := reflect.ValueOf(model).Elem()
+	args := make([]any, 0, len(fields)+1)
+	for _, f := range fields {
+		a, ok := sqliteArg(f.Value(strct))
+		if !ok {
+			return nil, false
+		}
+		args = append(args, a)
+	}
+	return args, true
+}
+
+// insertSQLite inserts model (a *Message, *Event or *Thread) and sets its id; false when a
+// value is left to bun (or the id is given) and nothing was done.
+func (f *Forum) insertSQLite(ctx context.Context, model any, id *int64) (bool, error) {
+	if *id != 0 {
+		return false, nil
+	}
+	m := f.db.sqliteModelOf(model)
+	args, ok := sqliteArgs(model, m.columns)
+	if !ok {
+		return false, nil
+	}
+	row, err := f.queryRowSQLite(ctx, m.insert, args...)
+	if err != nil {
+		return true, err
+	}
+	return true, translate(row.Scan(id))
+}
+
+// threadUpdateSQLite is the update of UpdateThread, with and without the inbox position.
+var threadUpdateSQLite = func() [2]string {
+	var sets []string
+	for _, c := range threadColumns {
+		sets = append(sets, `"`+c+`" = ?`)
+	}
+	plain := `UPDATE "threads" SET ` + strings.Join(sets, ", ") + ` WHERE "id" = ?`
+	moved := `UPDATE "threads" SET ` + strings.Join(sets, ", ") + `, "inbox_tx" = ?, "inbox_seq" = ? WHERE "id" = ?`
+	return [2]string{plain, moved}
+}()
+
+// updateThreadSQLite is UpdateThread on the hot path; false when a value is left to bun.
+func (f *Forum) updateThreadSQLite(ctx context.Context, t *Thread, moveInbox bool) (bool, error) {
+	m := f.db.sqliteModelOf(t)
+	fields := make([]*schema.Field, 0, len(threadColumns))
+	for _, c := range threadColumns {
+		fields = append(fields, m.table.FieldMap[c])
+	}
+	args, ok := sqliteArgs(t, fields)
+	if !ok {
+		return false, nil
+	}
+	query := threadUpdateSQLite[0]
+	if moveInbox {
+		var seq int64
+		row, err := f.queryRowSQLite(ctx, `UPDATE counters SET value = value + 1 WHERE name = 'inbox' RETURNING value`)
+		if err != nil {
+			return true, err
+		}
+		if err := row.Scan(&seq); err != nil {
+			return true, translate(err)
+		}
+		t.InboxTx, t.InboxSeq = 0, seq
+		args = append(args, t.InboxTx, t.InboxSeq)
+		query = threadUpdateSQLite[1]
+	}
+	args = append(args, t.ID)
+	res, err := f.execSQLite(ctx, query, args...)
+	if err != nil {
+		return true, err
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return true, ErrNotFound
+	}
+	return true, nil
+}
+
+// The write count on SQLite, as CountWrite's bun statements.
+const (
+	sqliteDeleteWrites = "DELETE FROM write_times WHERE identity = ? AND at <= ?"
+	sqliteCountWrite   = `INSERT INTO write_times (identity, at) SELECT ?, ?
+		WHERE (SELECT count(*) FROM write_times WHERE identity = ? AND at > ?) < ? AND ` + tokenLive
+)
+
+// countWriteSQLite is CountWrite's first two statements on the hot path: whether the write was
+// recorded. When it was not, CountWrite's bun statements tell why.
+func (f *Forum) countWriteSQLite(ctx context.Context, identity string, token int64, since, now time.Time, limit int) (bool, error) {
+	s, n := since.UTC().Format(sqliteTime), now.UTC().Format(sqliteTime)
+	if _, err := f.execSQLite(ctx, sqliteDeleteWrites, identity, s); err != nil {
+		return false, err
+	}
+	res, err := f.execSQLite(ctx, sqliteCountWrite, identity, n, identity, s, limit, token, token)
+	if err != nil {
+		return false, err
+	}
+	added, err := res.RowsAffected()
+	return added == 1, translate(err)
+}
+
+// sqliteTokenByHash is TokenByHash's read on SQLite.
+func (db *DB) sqliteTokenByHash(ctx context.Context, t *Token, hash string) error {
+	st, err := db.sqliteStmt(ctx, db.sqliteModelOf(t).all+` WHERE "secret_hash" = ?`)
+	if err != nil {
+		return err
+	}
+	rows, err := st.QueryContext(ctx, hash)
+	if err != nil {
+		return translate(err)
+	}
+	return db.scanOne(ctx, rows, t)
+}
