@@ -57,5 +57,5 @@ func ActorOfToken(t *storage.Token) *Actor {
 
 // HumanActor is the actor of a human signed in through the pages.
 func HumanActor(name string) *Actor {
-	return &Actor{Identity: HumanIdentity(name), Human: true, Rights: AllRightsSet()}
+	return &Actor{Identity: HumanIdentity(name), Human: true, Rights: AllRightsSet(), Session: true}
 }

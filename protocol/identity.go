@@ -162,6 +162,9 @@ type Actor struct {
 	// Label is the moderation label of a lock holder (default: the handle).
 	Label   string
 	TokenID int64
+	// Session marks a human signed in to the pages (not a token): the only reader of a hidden
+	// message's body (§ 18).
+	Session bool
 	// Rooms are the rooms a scoped token is scoped to (§ 16); nil reaches every room. See
 	// ScopeOf.
 	Rooms []int64

@@ -46,7 +46,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 		if err != nil {
 			return err
 		}
-		res = &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs), Claims: claims}
+		res = &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs, a), Claims: claims}
 		return nil
 	})
 	switch {
@@ -58,13 +58,14 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	return res, nil
 }
 
-// messageTree nests messages by parent; msgs come in order of creation, so siblings do too.
-func messageTree(msgs []storage.Message) []*MessageView {
+// messageTree nests messages by parent, each as reader reads it; msgs come in order of
+// creation, so siblings do too.
+func messageTree(msgs []storage.Message, reader *Actor) []*MessageView {
 	views := make(map[int64]*MessageView, len(msgs))
 	roots := []*MessageView{}
 	for i := range msgs {
 		m := &msgs[i]
-		v := messageView(m)
+		v := messageViewFor(m, reader)
 		views[m.ID] = v
 		if m.ParentID == nil {
 			roots = append(roots, v)

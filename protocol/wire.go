@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -56,18 +57,43 @@ type ThreadView struct {
 
 // MessageView is a message as returned (§ 2).
 type MessageView struct {
-	Parley     string         `json:"parley"`
-	ID         string         `json:"id"`
-	Kind       Kind           `json:"kind"`
-	Thread     string         `json:"thread"`
-	Parent     *string        `json:"parent"`
-	From       Party          `json:"from"`
-	AuthorKind string         `json:"author_kind"`
-	Body       string         `json:"body"`
-	Provenance *Provenance    `json:"provenance,omitempty"`
-	CreatedAt  time.Time      `json:"created_at"`
-	Awaiting   *Awaiting      `json:"awaiting"`
-	Replies    []*MessageView `json:"replies,omitempty"`
+	Parley     string      `json:"parley"`
+	ID         string      `json:"id"`
+	Kind       Kind        `json:"kind"`
+	Thread     string      `json:"thread"`
+	Parent     *string     `json:"parent"`
+	From       Party       `json:"from"`
+	AuthorKind string      `json:"author_kind"`
+	Body       string      `json:"body"`
+	Provenance *Provenance `json:"provenance,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	Awaiting   *Awaiting   `json:"awaiting"`
+	// Hidden is set while the message is hidden (§ 18). Withheld says that Body and
+	// Provenance were withheld from this reader: empty here, null on the wire.
+	Hidden   *HiddenView    `json:"hidden,omitempty"`
+	Withheld bool           `json:"-"`
+	Replies  []*MessageView `json:"replies,omitempty"`
+}
+
+// MarshalJSON writes a withheld message's body and provenance as null (§ 18).
+func (v *MessageView) MarshalJSON() ([]byte, error) {
+	type plain MessageView
+	var out any = (*plain)(v)
+	if v.Withheld {
+		out = struct {
+			*plain
+			Body       *string     `json:"body"`
+			Provenance *Provenance `json:"provenance"`
+		}{plain: (*plain)(v)}
+	}
+	// Markup stays as it is: the encoder that called this escapes it if it wants to.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // EventView is an event as returned (§ 7).
@@ -146,7 +172,13 @@ func isLocked(t *storage.Thread) bool {
 }
 
 // messageView renders a stored message.
-func messageView(m *storage.Message) *MessageView {
+// messageView is m as every token reads it: a hidden message without its body and
+// provenance (§ 18).
+func messageView(m *storage.Message) *MessageView { return messageViewFor(m, nil) }
+
+// messageViewFor is m as reader reads it: a human signed in to the pages reads a hidden
+// message whole, with its hiding beside it; everyone else without its body and provenance.
+func messageViewFor(m *storage.Message, reader *Actor) *MessageView {
 	v := &MessageView{
 		Parley:     "1",
 		ID:         MessageKey(m.ID),
@@ -164,6 +196,18 @@ func messageView(m *storage.Message) *MessageView {
 	}
 	if m.ProvenanceModel != nil || m.ProvenanceClient != nil {
 		v.Provenance = &Provenance{Model: m.ProvenanceModel, Client: m.ProvenanceClient}
+	}
+	if m.HiddenAt != nil {
+		v.Hidden = &HiddenView{At: m.HiddenAt.UTC()}
+		if m.HiddenBy != nil {
+			v.Hidden.By = *m.HiddenBy
+		}
+		if m.HiddenReason != nil {
+			v.Hidden.Reason = *m.HiddenReason
+		}
+		if !reader.ReadsHidden() {
+			v.Body, v.Provenance, v.Withheld = "", nil, true
+		}
 	}
 	return v
 }

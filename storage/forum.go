@@ -169,6 +169,13 @@ func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
 	return m, err
 }
 
+// SetMessageHidden writes whether m is hidden, and by whom, why and since when
+// (PROTOCOL.md § 18): the three columns as m has them; nothing else of the message changes.
+func (f *Forum) SetMessageHidden(ctx context.Context, m *Message) error {
+	_, err := f.q.NewUpdate().Model(m).Column("hidden_at", "hidden_by", "hidden_reason").WherePK().Exec(ctx)
+	return translate(err)
+}
+
 // MessagesByID reads the given messages, in no particular order.
 func (f *Forum) MessagesByID(ctx context.Context, ids []int64) ([]Message, error) {
 	var out []Message

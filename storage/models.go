@@ -114,6 +114,13 @@ type Message struct {
 	ProvenanceClient *string   `bun:"provenance_client"`
 	CreatedAt        time.Time `bun:"created_at,notnull"`
 
+	// HiddenAt, HiddenBy (the display label of who hid it) and HiddenReason are set while a
+	// human or a moderator has withdrawn the message from the agents' view (PROTOCOL.md § 18);
+	// all three are NULL while it is visible.
+	HiddenAt     *time.Time `bun:"hidden_at"`
+	HiddenBy     *string    `bun:"hidden_by"`
+	HiddenReason *string    `bun:"hidden_reason"`
+
 	AwaitingMode      string `bun:"awaiting_mode,notnull"`
 	AwaitingIdentity  string `bun:"awaiting_identity,notnull"`
 	AwaitingExtension string `bun:"awaiting_extension,notnull"`

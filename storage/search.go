@@ -59,6 +59,8 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 			FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?`
 		args = append(args, fts5Query(q.Terms))
 	}
+	// A hidden message is found by nobody (PROTOCOL.md § 18): its words are what was withdrawn.
+	matched += " AND m.hidden_at IS NULL"
 	var where []string
 	if cond, more := f.scope.ThreadCondition("m.thread_id"); cond != "" {
 		matched += " AND " + cond

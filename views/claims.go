@@ -122,6 +122,9 @@ func upper(label string) string { return strings.ToUpper(label) }
 // isClaimEvent reports whether an event of the thread changed one of its claims.
 func isClaimEvent(e *protocol.EventView) bool { return strings.HasPrefix(e.Subject, "cl_") }
 
+// isMessageEvent reports whether e hid or unhid a message (PROTOCOL.md § 18).
+func isMessageEvent(e *protocol.EventView) bool { return strings.HasPrefix(e.Subject, "msg_") }
+
 // eventState names a state an event moved between: a claim's or the thread's.
 func eventState(ctx context.Context, e *protocol.EventView, s protocol.State) string {
 	if isClaimEvent(e) {

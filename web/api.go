@@ -63,6 +63,8 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm), name: "confirm"},
 		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark), name: "mark"},
 		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
+		{method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide)},
+		{method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide)},
 		// § 16 rooms
 		{method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
 		{method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom)},

@@ -136,9 +136,10 @@ func addQuery(c *fiber.Ctx, fields map[string]json.RawMessage) *protocol.Error {
 type pathID struct{ field, prefix string }
 
 var (
-	threadPath = pathID{"thread", "th_"}
-	claimPath  = pathID{"claim", "cl_"}
-	roomPath   = pathID{"room", "rm_"}
+	threadPath  = pathID{"thread", "th_"}
+	claimPath   = pathID{"claim", "cl_"}
+	messagePath = pathID{"message", "msg_"}
+	roomPath    = pathID{"room", "rm_"}
 	// identityPath is an identity (§ 17), <realm>:<handle>, the colon perhaps escaped.
 	identityPath = pathID{"identity", ""}
 )

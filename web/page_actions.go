@@ -153,3 +153,48 @@ func threadParam(r *pageRequest) (string, bool) {
 }
 
 var threadKey = regexp.MustCompile(`^(?:th_)?([0-9]{1,19})$`)
+
+// hideMessage is POST /threads/{id}/messages/{msg}/hide with the field reason: the human
+// hides the message from every agent (PROTOCOL.md § 18).
+func (p *pages) hideMessage(r *pageRequest) error {
+	return p.setHidden(r, true)
+}
+
+// unhideMessage is POST /threads/{id}/messages/{msg}/unhide.
+func (p *pages) unhideMessage(r *pageRequest) error {
+	return p.setHidden(r, false)
+}
+
+// setHidden hides or unhides; after success the message tree and the timeline (htmx) or the
+// thread page at the message (a plain post).
+func (p *pages) setHidden(r *pageRequest, hide bool) error {
+	id, ok := threadParam(r)
+	msg := r.c.Params("msg")
+	if !ok || !messageKey.MatchString(msg) {
+		return r.notFound()
+	}
+	in := map[string]any{"message": msg}
+	form, op := views.FormState{ID: "unhide-" + msg}, p.svc.Unhide
+	if hide {
+		in["reason"] = r.c.FormValue("reason")
+		form, op = views.FormState{ID: "hide-" + msg, Body: r.c.FormValue("reason")}, p.svc.Hide
+	}
+	_, err := op(r.c.UserContext(), r.actor(), jsonInput(in))
+	if refusal, refused := protocol.AsError(err); refused {
+		form.Refusal = refusal
+		if r.htmx() {
+			return r.refusedFragment(form.ID, refusal)
+		}
+		return p.renderThread(r, id, refusal.Status, form)
+	} else if err != nil {
+		return err
+	}
+	if !r.htmx() {
+		return r.redirect("/threads/" + id + "#" + msg)
+	}
+	tp, err := p.readThread(r, id)
+	if err != nil {
+		return err
+	}
+	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events))))
+}

@@ -40,7 +40,7 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 	if err != nil {
 		return nil, err
 	}
-	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages, Claims: read.Claims}
+	tp := &views.ThreadPage{Thread: read.Thread, Messages: read.Messages, Claims: read.Claims, BodyMaxChars: p.svc.Limits().BodyMaxChars}
 	if tp.LockLabels, err = p.svc.LockLabels(ctx, a, authors(read.Messages)); err != nil {
 		return nil, err
 	}

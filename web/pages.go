@@ -65,6 +65,8 @@ func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Servic
 	app.Post("/threads/:id/confirm", p.wrap(members, p.confirm))
 	app.Post("/threads/:id/mark", p.wrap(members, p.mark))
 	app.Post("/threads/:id/messages", p.wrap(members, p.reply))
+	app.Post("/threads/:id/messages/:msg/hide", p.wrap(members, p.hideMessage))
+	app.Post("/threads/:id/messages/:msg/unhide", p.wrap(members, p.unhideMessage))
 	app.Get("/moderation", p.wrap(readers, p.queue))
 	p.registerLive(app)
 	app.Post("/claims/:id/verify", p.wrap(members, p.verifyClaim))

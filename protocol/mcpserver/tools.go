@@ -34,30 +34,29 @@ type tool struct {
 // tools/list stays small.
 func (h *Handler) tools() []tool {
 	s, l := h.svc, h.svc.Limits()
-	thread := str("th_<n>")
+	thread := str("")
 	since := schema{"type": "string"} // a returned cursor; the descriptions say to pass it back
 	room := schema{"type": "string"}  // rm_<n> or a name (the manifest's profile rooms)
 	return append([]tool{{
-		name: "get_manifest",
-		description: "The rules: the nine kinds, states, transitions, limits, refusal reasons, " +
-			"and who you are. Read it first.",
-		input:    object(nil),
-		readOnly: true,
-		run:      op(s.GetManifest),
+		name:        "get_manifest",
+		description: "The rules (kinds, states, transitions, limits, reasons) and who you are. Read it first.",
+		input:       object(nil),
+		readOnly:    true,
+		run:         op(s.GetManifest),
 	}, {
 		name: "send",
-		description: "Send one message. An ask without thread opens a thread; others name their thread. " +
-			"decide, close, defer, reject, obsolete and reopen need authority (the creator, a lock holder, a human); " +
+		description: "Send one message; an ask without thread opens one. " +
+			"State acts need authority (creator, lock, human); " +
 			"nobody replies to their own message (self_reply). " +
 			"A refusal is an error result {reason, message, status}. " +
 			"Retry any write with the same idempotency_key: written once.",
 		input: object(schema{
 			"kind":   enum("", kindNames()),
-			"thread": str("th_<n>; omit only for an ask that opens a new thread"),
+			"thread": str("omit for an ask that opens one"),
 			"parent": str("msg_<n>; default per kind"),
 			"body":   schema{"type": "string", "minLength": 1, "maxLength": l.BodyMaxChars},
 			"from": object(schema{
-				"extension": str("the sub-agent speaking"),
+				"extension": str(""),
 			}),
 			"provenance": object(schema{"model": str(""), "client": str("")}),
 			"room":       room,
@@ -71,7 +70,7 @@ func (h *Handler) tools() []tool {
 		run:         op(s.ReadThread),
 	}, {
 		name:        "list_threads",
-		description: "Threads, newest first, optionally in one state. While more, pass cursor back.",
+		description: "Threads, newest first. While more, pass cursor back.",
 		input: object(schema{
 			"state":  enum("", stateNames()),
 			"order":  enum("", []string{protocol.OrderActivity, protocol.OrderAttention}),
@@ -83,14 +82,14 @@ func (h *Handler) tools() []tool {
 		run:      op(s.ListThreads),
 	}, {
 		name:        "read_events",
-		description: "A thread's state changes and confirmations, oldest first. Pass cursor back as since.",
+		description: "A thread's events, oldest first. Pass cursor back as since.",
 		input:       object(schema{"thread": thread, "since": since}, "thread"),
 		readOnly:    true,
 		run:         op(s.ReadEvents),
 	}, {
 		name: "inbox",
-		description: "Threads whose turn is yours, each with the message to reply to. Pass the cursor back as since; " +
-			"wait_seconds waits until something is yours.",
+		description: "Threads whose turn is yours, with the message to reply to. Pass cursor back as since; " +
+			"wait_seconds long-polls.",
 		input: object(schema{
 			"since":        since,
 			"extension":    str("only this sub-agent's turns"),
@@ -103,7 +102,7 @@ func (h *Handler) tools() []tool {
 		run:      op(s.Inbox),
 	}, {
 		name:        "confirm",
-		description: "Confirm a thread's proposed state. Needs the lock right, or a human.",
+		description: "Confirm a thread's proposed state (lock or human).",
 		input:       object(schema{"thread": thread}, "thread"),
 		run:         op(s.Confirm),
 	}, {
@@ -111,6 +110,16 @@ func (h *Handler) tools() []tool {
 		description: "Re-mark a thread with any state, confirmed. Humans only.",
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
 		run:         op(s.Mark),
+	}, {
+		name:        "message_hide",
+		description: "Hide a message from agents (lock or human).",
+		input:       object(schema{"message": str(""), "reason": str("")}, "message", "reason"),
+		run:         op(s.Hide),
+	}, {
+		name:        "message_unhide",
+		description: "Show a hidden message to agents again (lock or human).",
+		input:       object(schema{"message": str("")}, "message"),
+		run:         op(s.Unhide),
 	}, {
 		name:        "list_rooms",
 		description: "The rooms you reach, with thread counts.",

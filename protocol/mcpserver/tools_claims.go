@@ -9,7 +9,7 @@ import (
 // the manifest's profile dialectic has the rest.
 func (h *Handler) claimTools() []tool {
 	s := h.svc
-	claim := str("cl_<n>")
+	claim := str("")
 	kinds := make([]string, len(protocol.EvidenceKinds))
 	for i, k := range protocol.EvidenceKinds {
 		kinds[i] = k.Kind
@@ -18,21 +18,21 @@ func (h *Handler) claimTools() []tool {
 	proof := schema{"type": "array", "minItems": 1, "items": item}
 	// The item's shape is spelled out once, in claim_assert's schema (and the manifest); the
 	// other tools name it: every byte of tools/list is in each client's context.
-	citedProof := described(schema{"type": "array", "minItems": 1, "items": anyObject}, "as claim_assert's")
+	citedProof := described(schema{"type": "array", "minItems": 1, "items": anyObject}, "")
 	from := object(schema{"extension": str("")})
 	prov := object(schema{"model": str(""), "client": str("")})
 	return []tool{{
 		name:        "claim_assert",
-		description: "Assert a claim with evidence (typed pointers, see the manifest's dialectic profile); it starts unverified.",
+		description: "Assert a claim with evidence (see the manifest's dialectic profile); it starts unverified.",
 		input: object(schema{
-			"thread": str("th_<n>"), "parent": str("msg_<n> anchor; default the root"), "from": from,
+			"thread": str(""), "parent": str("anchor; default the root"), "from": from,
 			"statement": str(""), "evidence": proof, "supersedes": schema{"type": "array", "items": claim},
 			"valid_until": str("RFC 3339, future"), "provenance": object(schema{"model": str(""), "client": str("")}),
 		}, "thread", "statement", "evidence"),
 		run: op(s.Assert),
 	}, {
 		name:        "claim_attest",
-		description: "Support another identity's claim, once, with evidence of your own: unverified becomes supported.",
+		description: "Support another's claim once, with your own evidence: unverified becomes supported.",
 		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence"),
 		run:         op(s.Attest),
 	}, {
@@ -42,8 +42,8 @@ func (h *Handler) claimTools() []tool {
 		run:         op(s.Refute),
 	}, {
 		name:        "claim_verify",
-		description: "Seal a supported claim of another identity (verify right): verified at the verify_quorum-th verifier.",
-		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, "as claim_assert's"), "note": str(""), "proof": stanceProof, "provenance": prov}, "claim"),
+		description: "Seal another's supported claim (verify right): verified at the verify_quorum-th verifier.",
+		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, ""), "note": str(""), "proof": stanceProof, "provenance": prov}, "claim"),
 		run:         op(s.Verify),
 	}, {
 		name:        "claim_read",
@@ -53,8 +53,8 @@ func (h *Handler) claimTools() []tool {
 		run:         op(s.ReadClaim),
 	}, {
 		name:        "claim_graph",
-		description: "The claim graph of a thread or all: nodes and edges, or a graphml, dot or aif document.",
-		input:       object(schema{"thread": str("th_<n>; default all"), "room": schema{"type": "string"}, "format": enum("", graph.FormatNames())}),
+		description: "The claim graph of a thread or all: nodes and edges, or graphml, dot, aif.",
+		input:       object(schema{"thread": str("default all"), "room": schema{"type": "string"}, "format": enum("", graph.FormatNames())}),
 		readOnly:    true,
 		run:         op(s.Graph),
 	}}

@@ -8,7 +8,7 @@ func (h *Handler) evidenceTools() []tool {
 	s := h.svc
 	return []tool{{
 		name:        "artifact_put",
-		description: "Store bytes (a log, an output); cite the ref it answers as evidence of kind artifact.",
+		description: "Store bytes (a log, an output); cite its ref as evidence of kind artifact.",
 		input:       object(schema{"content_base64": str(""), "media_type": str("default application/octet-stream")}, "content_base64"),
 		checkSize:   s.CheckArtifactInputSize,
 		run:         op(s.PutArtifactInput),

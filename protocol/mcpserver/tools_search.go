@@ -5,15 +5,15 @@ func (h *Handler) searchTools() []tool {
 	l := h.svc.Limits()
 	return []tool{{
 		name:        "search",
-		description: `Find earlier messages by words (all must occur; "a phrase", -word excludes, word* a prefix), best match first.`,
+		description: `Find messages by words (all must occur; "a phrase", -word excludes, word* a prefix), best first.`,
 		input: object(schema{
 			"q":      str(""),
-			"thread": str("th_<n>"),
+			"thread": str(""),
 			"kind":   schema{"type": "string"},
-			"author": str("an identity"),
+			"author": str(""),
 			"state":  schema{"type": "string"},
 			"limit":  integer(countNote(l.ListMaxItems), 1),
-			"cursor": str("a returned cursor"),
+			"cursor": str(""),
 			"room":   schema{"type": "string"},
 		}, "q"),
 		readOnly: true,

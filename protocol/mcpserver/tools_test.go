@@ -16,7 +16,7 @@ import (
 
 // toolNames are § 10's tools of the core and of the dialectic, artifacts and signed
 // profiles, plus mark (§ 5) and search (§ 13), in the order tools/list gives.
-var toolNames = []string{"artifact_get", "artifact_put", "claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute", "claim_verify", "confirm", "get_manifest", "inbox", "key_register", "list_rooms", "list_threads", "mark", "read_events", "read_thread", "search", "send", "thread_move"}
+var toolNames = []string{"artifact_get", "artifact_put", "claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute", "claim_verify", "confirm", "get_manifest", "inbox", "key_register", "list_rooms", "list_threads", "mark", "message_hide", "message_unhide", "read_events", "read_thread", "search", "send", "thread_move"}
 
 // maxToolsListBytes keeps the tools a client carries in every turn of its context at about
 // 3,000 tokens: the details are in the manifest, read once.
