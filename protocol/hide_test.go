@@ -86,7 +86,7 @@ func TestHiddenMessageIsWithheldFromEveryToken(t *testing.T) {
 		}
 		after := thread(t, svc, th)
 		if after.State != before.State || after.StateOrigin != before.StateOrigin || after.MessageCount != before.MessageCount ||
-			mustJSON(t, after.Awaiting) != mustJSON(t, before.Awaiting) {
+			jsonString(t, after.Awaiting) != jsonString(t, before.Awaiting) {
 			t.Fatalf("hiding moved the thread: before %+v after %+v", before, after)
 		}
 
@@ -95,7 +95,7 @@ func TestHiddenMessageIsWithheldFromEveryToken(t *testing.T) {
 			w := wireOf(t, m)
 			if string(w["body"]) != "null" || string(w["provenance"]) != "null" || string(w["kind"]) != `"answer"` ||
 				!strings.Contains(string(w["from"]), "ainotes:bob") || !strings.Contains(string(w["hidden"]), `"by":"KI · mod","reason":"prompt injection","at":"`) {
-				t.Fatalf("%s reads the hidden message as %s", reader.Identity, mustJSON(t, w))
+				t.Fatalf("%s reads the hidden message as %s", reader.Identity, jsonString(t, w))
 			}
 		}
 		page := findMessage(t, mustRead(t, svc, human("ada"), th).Messages, injected.Message.ID)
@@ -111,7 +111,7 @@ func TestHiddenMessageIsWithheldFromEveryToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(inbox.Items) != 1 || inbox.Items[0].Message == nil || !inbox.Items[0].Message.Withheld {
-			t.Fatalf("the inbox gives alice the hidden answer's body: %s", mustJSON(t, inbox))
+			t.Fatalf("the inbox gives alice the hidden answer's body: %s", jsonString(t, inbox))
 		}
 		// The feed: the message without its body, then the hide event.
 		feed, err := svc.OpenFeed(ctx, alice, []byte(jsonOf(map[string]string{"since": cursor})))
@@ -222,7 +222,7 @@ func mustRead(t *testing.T, svc *protocol.Service, a *protocol.Actor, th string)
 	return res
 }
 
-func mustJSON(t *testing.T, v any) string {
+func jsonString(t *testing.T, v any) string {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {

@@ -21,7 +21,7 @@ func TestComposeDefaults(t *testing.T) {
 		b := f.signedIn(t, "ada")
 		thread, msg := f.ask(f.alice, "Which kind does a reply start as?")
 
-		p := b.get("/threads/" + thread + "?reply=" + msg).must(t, http.StatusOK)
+		p := b.get("/threads/"+thread+"?reply="+msg).must(t, http.StatusOK)
 		if got, _ := p.find(`#compose-` + msg + ` select[name="kind"] option[selected]`).Attr("value"); got != "note" {
 			t.Errorf("the reply form under a message preselects %q, want note", got)
 		}
@@ -33,7 +33,7 @@ func TestComposeDefaults(t *testing.T) {
 		}
 
 		b.post("/threads/"+thread+"/mark", url.Values{"state": {"closed"}}).redirectsTo(t, "/threads/"+thread)
-		p = b.get("/threads/" + thread).must(t, http.StatusOK)
+		p = b.get("/threads/"+thread).must(t, http.StatusOK)
 		if n := p.find(`.reply-link`).Length(); n != 0 {
 			t.Errorf("a confirmed closed thread offers %d Reply links", n)
 		}
