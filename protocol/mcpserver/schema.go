@@ -22,15 +22,6 @@ func object(props schema, required ...string) schema {
 	return s
 }
 
-// result is the output schema of every tool: an object, its fields named by the tool's
-// description and the manifest rather than here, since tools/list is in every client's
-// context (TestToolsListIsSmall) and the profiles' tools need the room. It requires nothing,
-// so that the refusal of § 9, which a refused call carries as its structuredContent, is
-// valid against it too: clients check structuredContent against the output schema even when
-// isError is set (the TypeScript SDK does), and a schema that the refusal broke would turn
-// every refusal into a client error. It is open to additions, so that a server that adds a
-// field never breaks a client.
-var result = schema{"type": "object"}
 
 func str(description string) schema { return described(schema{"type": "string"}, description) }
 

@@ -141,11 +141,13 @@ func (t tool) mcpTool() *mcp.Tool {
 	if !t.readOnly {
 		ann.DestructiveHint = &no // messages and events are appended, never overwritten
 	}
-	input := withVersion(t.input)
+	input := copied(t.input)
 	if !t.readOnly {
 		input = withKey(input)
 	}
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: input, OutputSchema: result, Annotations: ann}
+	// No output schema: every result is one JSON object (§ 10), and a schema that said only
+	// that cost 33 bytes a tool of every client's context (TestToolsListIsSmall).
+	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: input, Annotations: ann}
 }
 
 func kindNames() []string {
@@ -164,10 +166,12 @@ func stateNames() []string {
 	return names
 }
 
-// withVersion adds the optional protocol version that every operation's input takes.
-func withVersion(input schema) schema {
+// copied is a copy of an input schema with its own properties, for withKey to add to. The
+// optional "parley": "1" that every operation's input takes (§ 2, § 12) is not announced:
+// a client never needs to send it, and tools/list is in every client's context.
+func copied(input schema) schema {
 	props, _ := input["properties"].(schema)
-	with := schema{"parley": schema{"const": "1"}}
+	with := schema{}
 	for k, v := range props {
 		with[k] = v
 	}
