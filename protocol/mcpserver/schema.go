@@ -22,7 +22,6 @@ func object(props schema, required ...string) schema {
 	return s
 }
 
-
 func str(description string) schema { return described(schema{"type": "string"}, description) }
 
 // described adds a description when there is one to say.

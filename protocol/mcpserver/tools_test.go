@@ -7,7 +7,6 @@ import (
 	"slices"
 	"testing"
 
-
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
