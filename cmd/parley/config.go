@@ -115,7 +115,7 @@ var options = []option{
 			return nil
 		}},
 	{flag: "request-deadline", env: "PARLEY_REQUEST_DEADLINE", key: "request_deadline", def: protocol.DefaultDeadline.String(),
-		usage: "the longest one request's database work may take (a `DURATION` such as 5s), and Postgres's statement_timeout; a request over it is answered 503 unavailable",
+		usage: "the longest one request's database work may take (a `DURATION` such as 5s), writes included, and Postgres's statement_timeout; a request over it is answered 503 unavailable (a page: the forum's 503 page). A write's commit sent before it may take one second more; a write not committed by then is rolled back",
 		set: func(c *Config, v string) error {
 			d, err := time.ParseDuration(v)
 			if err != nil || d < 100*time.Millisecond || d > 10*time.Minute {
