@@ -76,9 +76,12 @@ func newCast(s *server) *cast {
 // nothing.
 type fixture struct {
 	thread, root, claim string
+	// hidden is a note of the agent's on the root, hidden by a human (§ 18), where the case
+	// asked for one.
+	hidden string
 }
 
-var unknown = fixture{thread: "th_999999", root: "msg_999999", claim: "cl_999999"}
+var unknown = fixture{thread: "th_999999", root: "msg_999999", claim: "cl_999999", hidden: "msg_999998"}
 
 var prepared atomic.Int64
 
@@ -86,6 +89,13 @@ var prepared atomic.Int64
 // database the server serves), and checks that it got there; withClaim adds the claim (two
 // writes fewer for the cases that do not need it).
 func (c *cast) prepare(t testing.TB, s *server, st threadState, withClaim bool) fixture {
+	t.Helper()
+	return c.prepareWith(t, s, st, withClaim, false)
+}
+
+// prepareWith is prepare, and withHidden adds the hidden note before the state is set (a
+// confirmed closed thread takes no note).
+func (c *cast) prepareWith(t testing.TB, s *server, st threadState, withClaim, withHidden bool) fixture {
 	t.Helper()
 	if !st.exists() {
 		return unknown
@@ -102,6 +112,13 @@ func (c *cast) prepare(t testing.TB, s *server, st threadState, withClaim bool) 
 	send := asMap(s.svc.Send)
 	asked := run(send, c.creator, fmt.Sprintf(`{"kind":"ask","from":{"extension":%q},"body":"Which port does case %d use?"}`, openedWith, n))
 	f := fixture{thread: at(asked, "thread", "id"), root: at(asked, "message", "id")}
+	if withHidden {
+		// A note keeps the thread's state and whose turn it is, and the agent is no caller of
+		// the matrix (no self_reply, § 6).
+		note := run(send, c.agent, `{"kind":"note","thread":"`+f.thread+`","parent":"`+f.root+`","body":"A note to hide in case `+fmt.Sprint(n)+`."}`)
+		f.hidden = at(note, "message", "id")
+		run(asMap(s.svc.Hide), c.human, `{"message":"`+f.hidden+`","reason":"Hidden by the matrix's setup."}`)
+	}
 	if withClaim {
 		claim := run(asMap(s.svc.Assert), c.creator, `{"thread":"`+f.thread+`","from":{"extension":"`+openedWith+`"},"statement":"Case `+fmt.Sprint(n)+` uses 8080.","evidence":[{"kind":"note","ref":"the config file"}]}`)
 		f.claim = at(claim, "claim", "id")

@@ -135,6 +135,13 @@ func hostileFields() []hostileField {
 	add("search", "writer", func(*hostileSetup) map[string]any { return map[string]any{"q": "port", "room": "general"} }, "room")
 	add("claim_graph", "writer", func(*hostileSetup) map[string]any { return map[string]any{"room": "general"} }, "room")
 	add("thread_move", "human", func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread, "room": "general"} }, "room")
+	// § 17 and § 18: an identity read, and the message and reason of a hide (each on a fresh
+	// visible message: an accepted hide takes the thread's root) and an unhide.
+	add("identity_read", "writer", func(*hostileSetup) map[string]any { return map[string]any{"identity": creatorIdentity} }, "identity")
+	add("message_hide", "lock holder", func(h *hostileSetup) map[string]any {
+		return map[string]any{"message": h.new().root, "reason": "Withdrawn."}
+	}, "message", "reason")
+	add("message_unhide", "lock holder", func(h *hostileSetup) map[string]any { return map[string]any{"message": h.f.root} }, "message")
 	return fields
 }
 
@@ -301,6 +308,8 @@ func readsBack(t *testing.T, s *server, c *cast, op operation, result map[string
 		return string(art.Content) == value || art.MediaType == value
 	case op.name == "send note" || op.name == "send ask":
 		read, err = asMap(s.svc.ReadThread)(ctx, c.agent, []byte(`{"thread":"`+at(result, "thread", "id")+`"}`))
+	case op.moderation != "":
+		read, err = asMap(s.svc.ReadThread)(ctx, c.agent, []byte(`{"thread":"`+at(result, "message", "thread")+`"}`))
 	case op.name == "create room" || op.name == "update room":
 		read, err = asMap(s.svc.ListRooms)(ctx, c.agent, []byte(`{}`))
 	default:

@@ -51,7 +51,7 @@ func TestSecurityMatrix(t *testing.T) {
 		for _, st := range threadStates {
 			t.Run(st.name, func(t *testing.T) {
 				t.Parallel()
-				shared := c.prepare(t, s, st, true)
+				shared := c.prepareWith(t, s, st, true, true)
 				var before map[string]any
 				if st.exists() {
 					before = c.snapshot(t, s, shared)
@@ -96,7 +96,7 @@ func (m *matrix) cell(t *testing.T, op operation, who caller, st threadState, sh
 	for _, transport := range transports {
 		f := shared
 		if want == "ok" && op.writes {
-			f = m.c.prepare(t, m.s, st, subjectOf(op) == "claim")
+			f = m.c.prepareWith(t, m.s, st, subjectOf(op) == "claim", op.message == "hidden")
 		}
 		input := op.input(f, m.c.extension[who.name])
 		got := m.s.call(op, transport, m.c.authorization[who.name], input)
@@ -142,9 +142,9 @@ func (m *matrix) sameAsNothing(t *testing.T, where string, op operation, transpo
 	}
 	nothing := m.s.call(op, transport, m.c.authorization[who.name], op.input(unknown, m.c.extension[who.name]))
 	raw := string(got.raw)
-	for _, pair := range [][2]string{{f.thread, unknown.thread}, {f.root, unknown.root}, {f.claim, unknown.claim}} {
-		if pair[0] != "" {
-			raw = strings.ReplaceAll(raw, pair[0], pair[1])
+	for _, pair := range [][2]string{{f.thread, unknown.thread}, {f.root, unknown.root}, {f.claim, unknown.claim}, {f.hidden, unknown.hidden}} {
+		if pair[0] != "" { // the whole id: msg_12 is no part of msg_120
+			raw = regexp.MustCompile(`\b`+regexp.QuoteMeta(pair[0])+`\b`).ReplaceAllLiteralString(raw, pair[1])
 		}
 	}
 	if raw != string(nothing.raw) || got.status != nothing.status {
@@ -156,13 +156,28 @@ func (m *matrix) sameAsNothing(t *testing.T, where string, op operation, transpo
 var threadKey = regexp.MustCompile(`"th_[0-9]`)
 
 func subjectOf(op operation) string {
-	if strings.HasPrefix(op.name, "claim") {
+	switch {
+	case strings.HasPrefix(op.name, "claim"):
 		return "claim"
+	case op.moderation != "":
+		return "message"
 	}
 	return "thread"
 }
 
+// stateAfter is the state of the operation's subject in its result; for a message, "hidden"
+// or "visible" (§ 18).
 func stateAfter(op operation, result map[string]any) string {
+	if subjectOf(op) == "message" {
+		message, _ := result["message"].(map[string]any)
+		if message == nil {
+			return ""
+		}
+		if message["hidden"] != nil {
+			return "hidden"
+		}
+		return "visible"
+	}
 	return at(result, subjectOf(op), "state")
 }
 

@@ -27,6 +27,10 @@ type operation struct {
 	onThread     bool   // its subject is the case's thread, or the thread's claim
 	writes       bool   // it changes the thread or its claims when accepted
 	kind         string // the kind it sends, for send
+	// moderation is "hide" or "unhide" for § 18's operations on a message of the case's
+	// thread, and message names the message they take: "visible" (the thread's root) or
+	// "hidden" (a note hidden when the thread was prepared).
+	moderation, message string
 	// input is the operation's input for thread f, as caller speaks (from.extension where
 	// the operation takes one).
 	input func(f fixture, extension string) map[string]any
@@ -106,6 +110,31 @@ func operations() (onThread, standalone []operation) {
 			needs: needHuman, onThread: true,
 			input: func(f fixture, _ string) map[string]any { return map[string]any{"thread": f.thread, "room": "general"} }},
 	)
+	// § 18: hiding a visible message and unhiding a hidden one are accepted (each on a fresh
+	// thread, so that the shared one keeps its messages as they are); hiding a hidden one and
+	// unhiding a visible one are invalid_transition.
+	for _, m := range []struct{ moderation, message, name string }{
+		{"hide", "visible", "message_hide"},
+		{"hide", "hidden", "message_hide (already hidden)"},
+		{"unhide", "hidden", "message_unhide"},
+		{"unhide", "visible", "message_unhide (visible)"},
+	} {
+		m := m
+		onThread = append(onThread, operation{name: m.name, tool: "message_" + m.moderation, method: http.MethodPost,
+			path: "/v1/messages/:message/" + m.moderation, needs: needLock, onThread: true,
+			writes:     (m.moderation == "hide") == (m.message == "visible"),
+			moderation: m.moderation, message: m.message,
+			input: func(f fixture, _ string) map[string]any {
+				in := map[string]any{"message": f.root}
+				if m.message == "hidden" {
+					in["message"] = f.hidden
+				}
+				if m.moderation == "hide" {
+					in["reason"] = "Withdrawn by the matrix."
+				}
+				return in
+			}})
+	}
 	none := func(fixture, string) map[string]any { return map[string]any{} }
 	standalone = []operation{
 		{name: "get_manifest", tool: "get_manifest", method: http.MethodGet, path: "/v1/manifest", needs: public, input: none},
@@ -125,6 +154,8 @@ func operations() (onThread, standalone []operation) {
 		{name: "list keys", method: http.MethodGet, path: "/v1/keys", needs: needRead,
 			input: func(fixture, string) map[string]any { return map[string]any{"identity": creatorIdentity} }},
 		{name: "feed", method: http.MethodGet, path: "/v1/feed", needs: needRead, input: none},
+		{name: "identity_read", tool: "identity_read", method: http.MethodGet, path: "/v1/identities/:identity", needs: needRead,
+			input: func(fixture, string) map[string]any { return map[string]any{"identity": creatorIdentity} }},
 		{name: "list_rooms", tool: "list_rooms", method: http.MethodGet, path: "/v1/rooms", needs: needRead, input: none},
 		{name: "create room", method: http.MethodPost, path: "/v1/rooms", needs: needAdmin, writes: true,
 			input: func(fixture, string) map[string]any {

@@ -148,6 +148,19 @@ func expect(op operation, c caller, st threadState) (outcome, after string) {
 	if !st.exists() || c.elsewhere {
 		return "not_found", ""
 	}
+	// § 18: hiding and unhiding moderate a message, not the thread. A confirmed closed thread
+	// does not stop them (a leaked secret must be withdrawn wherever it stands), and they ask
+	// no thread authority beyond the lock right within the token's rooms (§ 16, the existence
+	// check above). Hiding a hidden message or unhiding a visible one is invalid_transition.
+	if op.moderation != "" {
+		if (op.moderation == "hide") != (op.message == "visible") {
+			return "invalid_transition", ""
+		}
+		if op.moderation == "hide" {
+			return "ok", "hidden"
+		}
+		return "ok", "visible"
+	}
 	if !op.writes {
 		return "ok", ""
 	}
