@@ -224,7 +224,8 @@ func TestModelsRoundTrip(t *testing.T) {
 						AuthorKind: "llm", Body: "Ja – it is. «quoted» 💬\nsecond line", ProvenanceModel: ptr("model-x"),
 						ProvenanceClient: ptr("client-y"), CreatedAt: at(1),
 						AwaitingMode: storage.AwaitingTo, AwaitingIdentity: "ainotes:alpha", AwaitingExtension: "x",
-						AwaitingSetBy: ptr(roots[0].ID)}
+						AwaitingSetBy: ptr(roots[0].ID), HiddenAt: ptr(at(3)), HiddenBy: ptr("human:ada"),
+						HiddenReason: ptr("an injected instruction")}
 				},
 				update: func(m *storage.Message) {
 					m.ThreadID, m.ParentID, m.Depth, m.AskID = threads[1].ID, ptr(roots[1].ID), 2, nil
@@ -232,6 +233,7 @@ func TestModelsRoundTrip(t *testing.T) {
 					m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt = "edited", nil, ptr("client-z"), at(2)
 					m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension = storage.AwaitingNone, "", ""
 					m.AwaitingSetBy = nil
+					m.HiddenAt, m.HiddenBy, m.HiddenReason = nil, nil, nil
 				},
 				sparse: func() *storage.Message { return sparseMessage(threads[0].ID) },
 				key:    func(m *storage.Message) *storage.Message { return &storage.Message{ID: m.ID} },
@@ -244,13 +246,15 @@ func TestModelsRoundTrip(t *testing.T) {
 					return &storage.Event{ThreadID: threads[0].ID, Subject: "thread", Act: "state", FromState: ptr("open"),
 						ToState: "answered", Origin: "human", ActorIdentity: "human:ada", ActorExtension: "e",
 						Label: "done", MessageID: ptr(roots[0].ID), Confirmed: true, ConfirmedAt: ptr(at(1)),
-						ConfirmsEventID: ptr(firstEvent.ID), At: at(2), RoomID: ptr(storage.GeneralRoom)}
+						ConfirmsEventID: ptr(firstEvent.ID), At: at(2), RoomID: ptr(storage.GeneralRoom),
+						StanceID: ptr(int64(7)), CauseClaimID: ptr(int64(3))}
 				},
 				update: func(e *storage.Event) {
 					e.ThreadID, e.Subject, e.Act, e.FromState = threads[1].ID, "claim", "mark", nil
 					e.ToState, e.Origin, e.ActorIdentity, e.ActorExtension = "closed", "auto", "ainotes:beta", ""
 					e.Label, e.MessageID, e.Confirmed, e.ConfirmedAt = "", ptr(roots[1].ID), false, nil
 					e.ConfirmsEventID, e.At, e.RoomID = nil, at(3), nil
+					e.StanceID, e.CauseClaimID = ptr(int64(8)), nil
 				},
 				sparse: func() *storage.Event { return sparseEvent(threads[1].ID) },
 				key:    func(e *storage.Event) *storage.Event { return &storage.Event{ID: e.ID} },

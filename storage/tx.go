@@ -59,7 +59,9 @@ func runTx(ctx context.Context, b beginner, fn func(ctx context.Context, tx bun.
 		_ = tx.Rollback()
 		return ended(err)
 	}
-	if !unfollow() {
+	// unfollow can win the race against a deadline that has just passed (the context closes
+	// Done before it runs its AfterFuncs), so the request's own end is asked for too.
+	if !unfollow() || ctx.Err() != nil {
 		// The request ended before its commit: rolled back, nothing was written.
 		_ = tx.Rollback()
 		if err := ctx.Err(); err != nil {
