@@ -34,10 +34,18 @@ func (s *Service) AuthenticateHeader(ctx context.Context, client string, authori
 	}
 	a, err := s.authenticateHeaders(ctx, authorization)
 	if e, refused := AsError(err); refused && e.Reason == ReasonUnauthenticated {
-		free, counted, cerr := s.db.CountAttempt(ctx, "auth:"+client, storage.Now(), time.Minute, s.limits.FailedAuthsPerMinute)
+		key, limit := "auth:"+client, s.limits.FailedAuthsPerMinute
+		free, counted, cerr := s.db.CountAttempt(ctx, key, storage.Now(), time.Minute, limit)
 		if cerr == nil && !counted {
 			s.authBlocks.block(client, free)
 			return nil, authRateLimited(free, now)
+		}
+		// The failure that fills the count is answered as what it is, and from then on the
+		// address is refused, its valid tokens too, until the window frees up.
+		if cerr == nil {
+			if free, full, ferr := s.db.AttemptsFull(ctx, key, storage.Now(), time.Minute, limit); ferr == nil && full {
+				s.authBlocks.block(client, free)
+			}
 		}
 	}
 	return a, err

@@ -124,6 +124,7 @@ func TestGraphTooLargeToDraw(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		limits := protocol.DefaultLimits()
 		limits.WritesPerMinute = 1 << 20
+		limits.ThreadMaxClaims = 1000 // one thread holds more claims than the page draws
 		f, b, thread, ask := claimSite(t, db, limits)
 		const many = 201 // one more than the page draws
 		var first string

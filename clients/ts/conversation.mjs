@@ -59,8 +59,8 @@ const bob = await connect(tokenB);
 const { tools } = await alice.listTools();
 const names = tools.map((t) => t.name).sort();
 const want = ["artifact_get", "artifact_put", "claim_assert", "claim_attest", "claim_graph", "claim_read", "claim_refute",
-  "claim_verify", "confirm", "get_manifest", "inbox", "key_register", "list_threads", "mark", "read_events", "read_thread",
-  "search", "send"];
+  "claim_verify", "confirm", "get_manifest", "identity_read", "inbox", "key_register", "list_rooms", "list_threads", "mark",
+  "message_hide", "message_unhide", "read_events", "read_thread", "search", "send", "thread_move"];
 check(JSON.stringify(names) === JSON.stringify(want), "tools/list names the tools", names);
 check(tools.every((t) => t.inputSchema.additionalProperties === false), "every input schema is closed", tools);
 
