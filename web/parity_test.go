@@ -97,6 +97,17 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 			tool: "send", args: `{"kind":"ask","thread":"$th","parent":"msg_2","body":"Why 8080?"}`, want: "limit_exceeded"},
 		{name: "too many writes", as: "alice", limits: func(l *protocol.Limits) { l.WritesPerMinute = 1 },
 			tool: "send", args: `{"kind":"ask","body":"A second write within the minute."}`, want: "rate_limited"},
+		{name: "an idempotency key reused with another input", as: "bob",
+			prepare: func(f *forum, th, _ string) {
+				r := f.do(request{method: http.MethodPost, target: "/v1/messages", token: f.bob,
+					body:   `{"kind":"note","thread":"` + th + `","body":"Noted once."}`,
+					header: map[string]string{"Idempotency-Key": "parity-1"}})
+				if r.status != http.StatusCreated {
+					f.t.Fatalf("the first write under the key: %d %s", r.status, r.body)
+				}
+			},
+			tool: "send", args: `{"kind":"note","thread":"$th","body":"Noted twice.","idempotency_key":"parity-1"}`,
+			want: "idempotency_conflict"},
 		{name: "the database gone", only: storage.Postgres, as: "alice",
 			prepare: func(f *forum, _, _ string) { takeDown(f.t, f.db) },
 			tool:    "read_thread", args: `{"thread":"$th"}`, want: "unavailable"},
@@ -210,8 +221,12 @@ func runOverMCP(t *testing.T, kind storage.Kind, c parityCase) parityAnswer {
 func runOverHTTP(t *testing.T, kind storage.Kind, c parityCase) parityAnswer {
 	t.Helper()
 	f, th, msg := preparedForum(t, kind, c)
-	req := httpOf(t, c.tool, fill(c.args, th, msg))
+	args, key := withoutKey(t, fill(c.args, th, msg))
+	req := httpOf(t, c.tool, args)
 	req.header = map[string]string{"Authorization": f.authorization(c.as)}
+	if key != "" {
+		req.header["Idempotency-Key"] = key // MCP's argument is HTTP's header (§ 15)
+	}
 	r := f.do(req)
 	outcome := "ok"
 	if r.status >= 400 {
@@ -223,6 +238,25 @@ func runOverHTTP(t *testing.T, kind storage.Kind, c parityCase) parityAnswer {
 		r.json = map[string]any{"format": format, "media_type": media, "content": string(r.body)}
 	}
 	return parityAnswer{outcome, comparable(r.status, r.json), string(r.body)}
+}
+
+// withoutKey takes the MCP argument idempotency_key out of a call's arguments, for the header.
+func withoutKey(t *testing.T, args string) (string, string) {
+	t.Helper()
+	if !strings.Contains(args, protocol.IdempotencyKeyArgument) {
+		return args, ""
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := m[protocol.IdempotencyKeyArgument].(string)
+	delete(m, protocol.IdempotencyKeyArgument)
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw), key
 }
 
 // okStatus is the HTTP status of an accepted call of the tool.
