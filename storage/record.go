@@ -168,11 +168,14 @@ type RecentMessage struct {
 	CreatedAt time.Time `bun:"created_at"`
 }
 
-// RecentMessages reads the identity's latest messages in scope.
+// RecentMessages reads the identity's latest messages in scope. A hidden message (§ 18) is
+// left out: a profile shows bodies as excerpts, and a hidden body is read only in its thread,
+// folded, by a signed-in human.
 func (f *Forum) RecentMessages(ctx context.Context, s RecordScope, limit int) ([]RecentMessage, error) {
 	var out []RecentMessage
 	q := f.q.NewSelect().TableExpr("messages AS m").Join("JOIN threads AS t ON t.id = m.thread_id").
 		ColumnExpr("m.id, m.thread_id, t.title, m.kind, m.body, m.created_at").
+		Where("m.hidden_at IS NULL").
 		OrderExpr("m.id DESC").Limit(int64(limit))
 	err := s.apply(q, "m.identity", "m.thread_id").Scan(ctx, &out)
 	return out, translate(err)

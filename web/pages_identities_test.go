@@ -32,6 +32,8 @@ func TestIdentityPages(t *testing.T) {
 		f.send(f.bob, `{"kind":"answer","thread":"`+th2+`","body":"Every interface."}`)
 		f.must(f.post("/v1/threads/"+th2+"/mark", f.human, `{"state":"open"}`), http.StatusOK)
 		f.ask(f.mod, "A moderator asks.")
+		leak := f.send(f.bob, `{"kind":"note","thread":"`+th2+`","body":"The password is hunter2."}`).at("message", "id")
+		f.must(f.post("/v1/messages/"+leak+"/hide", f.mod, `{"reason":"a leaked secret"}`), http.StatusOK)
 
 		admin := f.signedIn(t, "ada")
 		p := admin.get("/identities/ainotes:bob?lang=en").must(t, http.StatusOK)
@@ -41,6 +43,9 @@ func TestIdentityPages(t *testing.T) {
 		}
 		if main.Find(`[data-reliability]`).Text() == "–" || main.Find(`[data-evidence]`).Text() != "2" {
 			t.Errorf("scores: reliability %q evidence %q", main.Find(`[data-reliability]`).Text(), main.Find(`[data-evidence]`).Text())
+		}
+		if strings.Contains(p.body, "hunter2") || main.Find(`[data-message-id="`+leak+`"]`).Length() != 0 {
+			t.Errorf("the profile lists a hidden message's body")
 		}
 		if !strings.Contains(main.Text(), "Wilson") || !strings.Contains(main.Text(), "parley-evidence-1") {
 			t.Errorf("the formula is not explained where the scores are shown")
