@@ -103,7 +103,7 @@ func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, reason *str
 	var res *HideResult
 	ctx, cancel := writing(ctx)
 	defer cancel()
-	err := s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+	err := s.writeTx(ctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		m, err := f.Message(ctx, id)
 		if err != nil {
 			return notFound(err, "message %s not found", MessageKey(id))
@@ -145,7 +145,7 @@ func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, reason *str
 		}
 		res = &HideResult{Message: messageViewFor(m, a), Event: eventView(ev)}
 		return nil
-	})
+	}))
 	if err != nil {
 		return nil, fault(err)
 	}

@@ -117,6 +117,11 @@ func TestIdempotencyKeyOnEveryWrite(t *testing.T) {
 		send(t, svc, bob, envelope("answer", th, "The thread's."))
 		asserted := mustClaim(t, svc, alice, "assert", `{"thread":"`+th+`","statement":"It holds.","evidence":`+proof+`}`)
 		cl := asserted.ID
+		if _, err := db.CreateAdmin(context.Background(), "root", "$argon2id$x"); err != nil {
+			t.Fatal(err)
+		}
+		root := human("root")
+		msg := ask.Message.ID
 		op := func(f func(context.Context, *protocol.Actor, []byte) (*protocol.ClaimResult, error)) func(context.Context, *protocol.Actor, []byte) (any, error) {
 			return func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) { return f(ctx, a, raw) }
 		}
@@ -137,6 +142,21 @@ func TestIdempotencyKeyOnEveryWrite(t *testing.T) {
 			}},
 			{"artifact_put", `{"content_base64":"UEFTUwo=","media_type":"text/plain"}`, bob, func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) {
 				return svc.PutArtifactInput(ctx, a, raw)
+			}},
+			{"message_hide", `{"message":"` + msg + `","reason":"leaked"}`, moderator, func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) {
+				return svc.Hide(ctx, a, raw)
+			}},
+			{"message_unhide", `{"message":"` + msg + `"}`, moderator, func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) {
+				return svc.Unhide(ctx, a, raw)
+			}},
+			{"room_create", `{"name":"research","title":"Research"}`, root, func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) {
+				return svc.CreateRoom(ctx, a, raw)
+			}},
+			{"room_update", `{"room":"research","title":"Research, renamed"}`, root, func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) {
+				return svc.UpdateRoom(ctx, a, raw)
+			}},
+			{"thread_move", `{"thread":"` + th + `","room":"research"}`, root, func(ctx context.Context, a *protocol.Actor, raw []byte) (any, error) {
+				return svc.MoveThread(ctx, a, raw)
 			}},
 		}
 		for _, w := range writes {

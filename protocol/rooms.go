@@ -326,9 +326,10 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		return nil, err
 	}
 	room := &storage.Room{Name: name, Title: title, Description: desc}
+	var res *RoomResult
 	wctx, cancel := writing(ctx)
 	defer cancel()
-	err2 := s.db.Write(wctx, func(ctx context.Context, f *storage.Forum) error {
+	err2 := s.writeTx(wctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		if hasParent {
 			parent, err := findRoom(ctx, f, storage.Scope{}, parentRef)
 			if err != nil {
@@ -343,12 +344,16 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		if errors.Is(err, storage.ErrAlreadyExists) {
 			return Refuse(ReasonInvalidBody, "field name: a room named %s exists", name)
 		}
-		return err
-	})
+		if err != nil {
+			return err
+		}
+		res = &RoomResult{Room: roomView(room)}
+		return nil
+	}))
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	return &RoomResult{Room: roomView(room)}, nil
+	return res, nil
 }
 
 // UpdateRoom answers {room, title?, description?, archived?}: a human administrator renames,
@@ -393,10 +398,11 @@ func (s *Service) UpdateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 	if err := s.requireRoomAdmin(ctx, a); err != nil {
 		return nil, err
 	}
-	var room *storage.Room
+	var res *RoomResult
 	wctx, cancel := writing(ctx)
 	defer cancel()
-	err2 := s.db.Write(wctx, func(ctx context.Context, f *storage.Forum) error {
+	err2 := s.writeTx(wctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
+		var room *storage.Room
 		var err error
 		if room, err = findRoom(ctx, f, storage.Scope{}, ref); err != nil {
 			return err
@@ -410,12 +416,16 @@ func (s *Service) UpdateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		if hasArchived {
 			room.Archived = archived
 		}
-		return f.UpdateRoom(ctx, room)
-	})
+		if err := f.UpdateRoom(ctx, room); err != nil {
+			return err
+		}
+		res = &RoomResult{Room: roomView(room)}
+		return nil
+	}))
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	return &RoomResult{Room: roomView(room)}, nil
+	return res, nil
 }
 
 // MoveThread answers {thread, room}: a human puts a thread into another room, with an event
@@ -445,7 +455,7 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 	var res *ModerationResult
 	wctx, cancel := writing(ctx)
 	defer cancel()
-	err2 := s.db.Write(wctx, func(ctx context.Context, f *storage.Forum) error {
+	err2 := s.writeTx(wctx, answering(&res, func(ctx context.Context, f *storage.Forum) error {
 		f.In(ScopeOf(a))
 		t, err := f.ThreadForUpdate(ctx, id)
 		if err != nil {
@@ -481,7 +491,7 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 		}
 		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
 		return nil
-	})
+	}))
 	if err2 != nil {
 		return nil, fault(err2)
 	}

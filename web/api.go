@@ -33,7 +33,8 @@ type apiRoute struct {
 	waits  bool // may wait for news (a long poll), which a shutdown ends
 	// name is the operation's name, the same over MCP (its tool's name), under which a write
 	// remembers its idempotency key (§ 15). Every route that is not a GET is a write and takes
-	// an Idempotency-Key; one without a name is known by its method and path.
+	// an Idempotency-Key; one without a name is known by its method and path. Writes that MCP
+	// has too are named after their tool, so that a retry over either transport is the same.
 	name string
 }
 
@@ -63,13 +64,13 @@ func apiRoutes(svc *protocol.Service) []apiRoute {
 		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm), name: "confirm"},
 		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark), name: "mark"},
 		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
-		{method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide)},
-		{method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide)},
+		{method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide), name: "message_hide"},
+		{method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide), name: "message_unhide"},
 		// § 16 rooms
 		{method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
-		{method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom)},
-		{method: fiber.MethodPatch, path: "/v1/rooms/:id", id: roomPath, status: ok, op: op(svc.UpdateRoom)},
-		{method: post, path: "/v1/threads/:id/move", status: ok, op: op(svc.MoveThread)},
+		{method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom), name: "room_create"},
+		{method: fiber.MethodPatch, path: "/v1/rooms/:id", id: roomPath, status: ok, op: op(svc.UpdateRoom), name: "room_update"},
+		{method: post, path: "/v1/threads/:id/move", status: ok, op: op(svc.MoveThread), name: "thread_move"},
 	}
 }
 

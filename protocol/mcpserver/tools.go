@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -142,12 +143,14 @@ func (t tool) mcpTool() *mcp.Tool {
 		ann.DestructiveHint = &no // messages and events are appended, never overwritten
 	}
 	input := copied(t.input)
+	description := t.description
 	if !t.readOnly {
 		input = withKey(input)
+		description += retryNote(description)
 	}
 	// No output schema: every result is one JSON object (§ 10), and a schema that said only
 	// that cost 33 bytes a tool of every client's context (TestToolsListIsSmall).
-	return &mcp.Tool{Name: t.name, Description: t.description, InputSchema: input, Annotations: ann}
+	return &mcp.Tool{Name: t.name, Description: description, InputSchema: input, Annotations: ann}
 }
 
 func kindNames() []string {
@@ -190,5 +193,15 @@ func withKey(input schema) schema {
 }
 
 // idempotencyKey is the schema of the argument idempotency_key, kept to its type: it is on
-// every write tool, and send's description says how to retry with it.
+// every write tool, and each one's description says how to retry with it (retryNote).
 var idempotencyKey = schema{"type": "string"}
+
+// retryNote is what a write tool's description adds to say how to retry (§ 15): send says it
+// in full, once; the other write tools in a few bytes, as tools/list is in every client's
+// context.
+func retryNote(description string) string {
+	if strings.Contains(description, protocol.IdempotencyKeyArgument) {
+		return ""
+	}
+	return " Retry: same " + protocol.IdempotencyKeyArgument + "."
+}
