@@ -44,6 +44,9 @@ type step struct {
 	body     string
 	cursor   string // an inbox's since: the agent's last cursor
 	query    string // a search's q
+	// key is a write's idempotency key (§ 15), "" without --keys: a write whose answer did not
+	// come is sent again under it, and lands once.
+	key string
 }
 
 // thread is a question as the scheduler knows it.
@@ -62,18 +65,28 @@ type board struct {
 	mine    map[int][]*thread // each agent's questions not yet closed
 	counter int               // numbers the bodies
 	cursors map[int]string    // each agent's last inbox cursor
+	keys    string            // the prefix of the writes' idempotency keys, "" for none
 }
 
 func newBoard(agents int) *board {
 	return &board{agents: agents, mine: map[int][]*thread{}, cursors: map[int]string{}}
 }
 
-// next chooses agent a's next message.
+// next chooses agent a's next message, with its idempotency key.
 func (b *board) next(a int, rng *rand.Rand) step {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.counter++
 	n := strconv.Itoa(b.counter)
+	st := b.choose(a, n, rng)
+	if b.keys != "" {
+		st.key = b.keys + n
+	}
+	return st
+}
+
+// choose is agent a's next message, number n.
+func (b *board) choose(a int, n string, rng *rand.Rand) step {
 	for _, t := range b.mine[a] {
 		switch {
 		case t.state == "decided":

@@ -93,6 +93,7 @@ type config struct {
 	realm       string
 	allowRemote bool
 	asJSON      bool
+	keys        bool // idempotency keys on every write, and retries under them
 	seed        uint64
 	mix         *mix
 	memoryEvery time.Duration
@@ -121,6 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.realm, "realm", "ainotes", "the realm of the identities created with --db")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a server or database that is not on a loopback address")
 	fs.BoolVar(&c.asJSON, "json", false, "print the results as JSON")
+	fs.BoolVar(&c.keys, "keys", true, "send every write with an idempotency key, and a write whose answer did not come again under it")
 	fs.Uint64Var(&c.seed, "seed", 0, "the seed of the agents' choices (default: from the clock)")
 	fs.DurationVar(&c.memoryEvery, "memory-every", time.Second, "how often to read the server's resident memory from its /metrics (0: never)")
 	fs.StringVar(&c.launch, "launch", "", "a parley `BINARY` to serve from a throwaway database for the run; then --url, --db and --baseline-db are the tool's own")
@@ -374,11 +376,15 @@ func phase(ctx context.Context, c *config, m *mode) error {
 			lat := map[string][]time.Duration{}
 			refused := map[string]int{}
 			accepted := 0
+			var retry *step // a write whose answer did not come, sent again under its key
 			for ctx.Err() == nil && (unlimited || left.Add(-1) >= 0) {
 				var st step
-				if op := c.mix.pick(rng); op == opSend || m.writesOnly {
+				switch op := c.mix.pick(rng); {
+				case retry != nil:
+					st, retry = *retry, nil
+				case op == opSend || m.writesOnly:
 					st = m.board.next(a, rng)
-				} else {
+				default:
 					st = m.board.read(a, op, rng)
 				}
 				t0 := time.Now()
@@ -402,6 +408,9 @@ func phase(ctx context.Context, c *config, m *mode) error {
 				}
 				if out.reason != "" {
 					refused[out.reason]++
+				}
+				if st.key != "" && out.retryable() {
+					retry = &st
 				}
 				if out.retry > 0 {
 					sleep(ctx, out.retry)

@@ -31,6 +31,12 @@ func newMCPSender(base string, tokens []string, agents int) *mcpSender {
 	return &mcpSender{client: newHTTPClient(agents), url: strings.TrimRight(base, "/") + "/mcp", tokens: tokens}
 }
 
+// keyedEnvelope is send's arguments over MCP: the envelope and its idempotency key.
+type keyedEnvelope struct {
+	envelope
+	IdempotencyKey string `json:"idempotency_key,omitempty"`
+}
+
 // mcpRequest is a JSON-RPC request of tools/call.
 type mcpRequest struct {
 	JSONRPC string `json:"jsonrpc"`
@@ -58,7 +64,7 @@ func (m *mcpSender) do(ctx context.Context, a int, st step) outcome {
 	case opSearch:
 		req.Params.Name, req.Params.Arguments = "search", map[string]any{"q": st.query, "limit": 20}
 	default:
-		req.Params.Name, req.Params.Arguments = "send", envelopeOf(a, st)
+		req.Params.Name, req.Params.Arguments = "send", keyedEnvelope{envelopeOf(a, st), st.key}
 	}
 	raw, err := json.Marshal(req)
 	if err != nil {

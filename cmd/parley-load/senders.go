@@ -89,6 +89,16 @@ func accepted(st step, raw []byte) outcome {
 	return outcome{accepted: true}
 }
 
+// retryable: nothing was decided (the connection broke, the server failed), or the server
+// asked to come back (unavailable, rate_limited): the write is sent again, under its key.
+func (o outcome) retryable() bool {
+	switch o.reason {
+	case "transport_error", "unavailable", "rate_limited":
+		return true
+	}
+	return strings.HasPrefix(o.reason, "http_5") || o.reason == "jsonrpc_-32603"
+}
+
 // refused reads a refusal object of § 9.
 func refused(raw []byte, otherwise string) outcome {
 	var refusal struct {
@@ -149,6 +159,9 @@ func (h *httpSender) do(ctx context.Context, a int, st step) outcome {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if st.key != "" {
+		req.Header.Set("Idempotency-Key", st.key)
 	}
 	req.Header.Set("Authorization", "Bearer "+h.tokens[a%len(h.tokens)])
 	resp, err := h.client.Do(req)

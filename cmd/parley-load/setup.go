@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	crand "crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -55,8 +57,14 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 			return nil, cleanup, err
 		}
 	}
+	var tag [4]byte
+	_, _ = crand.Read(tag[:])
 	for _, name := range c.modes {
 		m := &mode{name: name, board: newBoard(c.agents), stats: newStats()}
+		if c.keys && (name == modeHTTP || name == modeMCP) {
+			// Keys are an identity's own: a run of its own, a mode of its own.
+			m.board.keys = "load-" + hex.EncodeToString(tag[:]) + "-" + name + "-"
+		}
 		switch name {
 		case modeHTTP:
 			m.sender = newHTTPSender(c.url, tokens, c.agents)

@@ -77,6 +77,9 @@ func (a *agent) call(ctx context.Context, op string, args map[string]any) answer
 		return ans
 	}
 	a.r.stats.count(a.tr.name(), op, ans)
+	if ans.replayed {
+		a.r.stats.add("replayed writes", 1)
+	}
 	if ans.retryable() {
 		a.failed++
 		pause := time.Duration(min(a.failed, 10)) * time.Duration(20+a.rng.IntN(60)) * time.Millisecond
@@ -114,7 +117,7 @@ func (a *agent) send(ctx context.Context) {
 	w := a.r.ledger.open(a.n, a.tr.name(), kind, thread, bodies[a.rng.IntN(len(bodies))])
 	body := w.body
 	env := map[string]any{"kind": kind, "body": body, "from": map[string]string{"extension": a.ext},
-		"provenance": map[string]string{"client": "parley-soak"}}
+		"provenance": map[string]string{"client": "parley-soak"}, keyArgument: w.key}
 	if t != nil {
 		env["thread"] = "th_" + strconv.FormatInt(t.id, 10)
 		if kind != "decide" {

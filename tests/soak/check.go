@@ -13,7 +13,8 @@ import (
 type Consistency struct {
 	Messages, Threads, Events int // stored
 	Acknowledged              int // writes the server acknowledged: every one found, once
-	LandedRetries             int // copies of an acknowledged write from an attempt whose answer was lost
+	Retried                   int // writes sent more than once under their idempotency key
+	Doubles                   int // copies beyond the first of any write: each one a problem
 	LandedUnacknowledged      int // writes never acknowledged that landed all the same
 	NeverLanded               int // writes never acknowledged and not stored
 
@@ -97,14 +98,18 @@ func checkDatabase(ctx context.Context, dbURL string, writes []write, problem fu
 		}
 	}
 
-	// Every write of the ledger: acknowledged ones stored as sent, once; copies only from
-	// attempts whose answers were lost.
+	// Every write of the ledger: acknowledged ones stored as sent, once; every write at most
+	// once, however often it was sent — its retries carried its idempotency key (§ 15).
 	known := map[string]bool{}
 	for _, w := range writes {
 		known[w.marker] = true
 		stored := byMarker[w.marker]
-		if len(stored) > w.attempts {
-			problem("%s: stored %d times after %d attempts: a duplicate", w.marker, len(stored), w.attempts)
+		if w.attempts > 1 {
+			c.Retried++
+		}
+		if len(stored) > 1 {
+			c.Doubles += len(stored) - 1
+			problem("%s: stored %d times after %d attempts under one idempotency key: a double landing", w.marker, len(stored), w.attempts)
 		}
 		for _, m := range stored {
 			if m.Body != w.body || m.Kind != w.kind || (w.thread != 0 && m.ThreadID != w.thread) {
@@ -127,7 +132,6 @@ func checkDatabase(ctx context.Context, dbURL string, writes []write, problem fu
 		case m.Body != w.body || m.ThreadID != w.ackThread:
 			problem("%s: acknowledged as msg_%d in th_%d, but msg_%d is %q in th_%d", w.marker, w.id, w.ackThread, w.id, m.Body, m.ThreadID)
 		}
-		c.LandedRetries += len(stored) - 1
 	}
 	for marker, stored := range byMarker {
 		if !known[marker] {

@@ -21,10 +21,15 @@ type transport interface {
 
 // answer is what one call came to: a result, a refusal of § 9, or no answer at all.
 type answer struct {
-	result json.RawMessage // the operation's result object, when it was accepted
-	reason string          // the refusal's reason, when it was refused
-	failed error           // no decision came back: the connection broke, a fault of the server
+	result   json.RawMessage // the operation's result object, when it was accepted
+	reason   string          // the refusal's reason, when it was refused
+	failed   error           // no decision came back: the connection broke, a fault of the server
+	replayed bool            // the result is the first answer of a write retried under its key (HTTP says so)
 }
+
+// keyArgument is the argument that carries a write's idempotency key: over MCP as it is,
+// over HTTP moved into the header Idempotency-Key.
+const keyArgument = "idempotency_key"
 
 func (a answer) ok() bool { return a.failed == nil && a.reason == "" }
 
@@ -60,13 +65,19 @@ type httpTransport struct {
 func (h *httpTransport) name() string { return "http" }
 
 func (h *httpTransport) call(ctx context.Context, token, op string, args map[string]any) answer {
-	var method, path string
+	var method, path, key string
 	var body []byte
 	query := url.Values{}
 	switch op {
 	case "send":
 		method, path = http.MethodPost, "/v1/messages"
-		body, _ = json.Marshal(args)
+		envelope := make(map[string]any, len(args))
+		for k, v := range args {
+			envelope[k] = v
+		}
+		key, _ = envelope[keyArgument].(string)
+		delete(envelope, keyArgument)
+		body, _ = json.Marshal(envelope)
 	case "read_thread":
 		method, path = http.MethodGet, "/v1/threads/"+args["thread"].(string)
 	case "read_events":
@@ -90,6 +101,9 @@ func (h *httpTransport) call(ctx context.Context, token, op string, args map[str
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return answer{failed: err}
@@ -100,7 +114,7 @@ func (h *httpTransport) call(ctx context.Context, token, op string, args map[str
 		return answer{failed: err}
 	}
 	if resp.StatusCode/100 == 2 {
-		return answer{result: raw}
+		return answer{result: raw, replayed: resp.Header.Get("Idempotent-Replayed") == "true"}
 	}
 	var refusal struct {
 		Reason string `json:"reason"`

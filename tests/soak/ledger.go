@@ -7,11 +7,11 @@ import (
 
 // write is one write an agent meant to make: the marker in its body names it, whatever
 // became of it. A write is acknowledged once an answer carried its message; until then it is
-// sent again, as a real client would — Parley's sends have no idempotency key, so a send
-// whose answer was lost may have landed as well: such copies are counted, not called
-// duplicates.
+// sent again, as a real client would, under the same idempotency key (§ 15): however many
+// attempts landed, it must be stored at most once, and a second copy is a double landing.
 type write struct {
 	marker    string
+	key       string // its idempotency key, the same on every attempt
 	agent     int // -1: a client that walked away without reading its answer
 	transport string
 	kind      string
@@ -40,7 +40,8 @@ func (l *ledger) open(agent int, transport, kind string, thread int64, text stri
 	defer l.mu.Unlock()
 	l.seq++
 	marker := fmt.Sprintf("[soak %s #%d]", l.run, l.seq)
-	w := &write{marker: marker, agent: agent, transport: transport, kind: kind, thread: thread, body: marker + " " + text}
+	w := &write{marker: marker, key: fmt.Sprintf("soak-%s-%d", l.run, l.seq), agent: agent, transport: transport, kind: kind,
+		thread: thread, body: marker + " " + text}
 	l.writes[w.marker] = w
 	return w
 }

@@ -438,8 +438,8 @@ func (r *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "faults:    %s; clients walked away mid-request ×%d\n", strings.Join(parts, ", "), r.Walkaways)
 	c := r.Consistency
-	fmt.Fprintf(w, "writes:    %d acknowledged, all stored once as sent unless listed below; %d retried copies and %d unacknowledged writes landed (no idempotency key: counted, not duplicates); %d unacknowledged never landed\n",
-		c.Acknowledged, c.LandedRetries, c.LandedUnacknowledged, c.NeverLanded)
+	fmt.Fprintf(w, "writes:    %d acknowledged, all stored once as sent unless listed below; %d sent again under their idempotency key (%d answered as replays over HTTP); %d doubles; %d unacknowledged writes landed, %d never did\n",
+		c.Acknowledged, c.Retried, r.Stats.get("replayed writes"), c.Doubles, c.LandedUnacknowledged, c.NeverLanded)
 	fmt.Fprintf(w, "database:  %d threads, %d messages, %d state events: counts, last and root messages, awaiting, inbox positions, feed rows and counted writes checked\n",
 		c.Threads, c.Messages, c.Events)
 	fmt.Fprintf(w, "reads:     %d thread reads whose message_count differed from the tree they returned\n", r.Stats.get("torn thread reads"))

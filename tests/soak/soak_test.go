@@ -87,37 +87,48 @@ func TestShortSoak(t *testing.T) {
 // TestCheckFindsWhatWentWrong spoils a database that passes the check in one way at a time:
 // the check must name each.
 func TestCheckFindsWhatWentWrong(t *testing.T) {
-	spoils := []struct {
-		name, sql, want string
-	}{
-		{"nothing", "", ""},
-		{"a lost message", "DELETE FROM feed WHERE message_id = {acked}; DELETE FROM messages WHERE id = {acked}", "and lost"},
-		{"a changed body", "UPDATE messages SET body = body || '!' WHERE id = {acked}", "acknowledged as msg_"},
-		{"a duplicate", `INSERT INTO messages (thread_id, parent_id, depth, ask_id, kind, identity, extension, author_kind, body,
+	const duplicate = `INSERT INTO messages (thread_id, parent_id, depth, ask_id, kind, identity, extension, author_kind, body,
 			created_at, awaiting_mode, awaiting_identity, awaiting_extension) SELECT thread_id, parent_id, depth, ask_id, kind,
 			identity, extension, author_kind, body, created_at, awaiting_mode, awaiting_identity, awaiting_extension
-			FROM messages WHERE id = {acked}`, "a duplicate"},
-		{"a wrong count", "UPDATE threads SET message_count = message_count + 1", "messages stored"},
-		{"a state its events do not reach", "UPDATE threads SET state = 'closed'", "replay to"},
-		{"a turn in the wrong inbox", "UPDATE threads SET inbox_to = 'ainotes:nobody'", "inbox_to"},
-		{"two threads at one inbox position", "UPDATE threads SET inbox_tx = 0, inbox_seq = 1", "share the inbox position"},
-		{"a counted write not stored", "INSERT INTO write_times (identity, at) VALUES ('ainotes:soak-0', '2001-01-01 00:00:00')", "is counted"},
+			FROM messages WHERE id = {acked}`
+	spoils := []struct {
+		name, sql, want string
+		attempts        int // the attempts the ledger says the spoilt write took (0: as it did)
+	}{
+		{"nothing", "", "", 0},
+		{"a lost message", "DELETE FROM feed WHERE message_id = {acked}; DELETE FROM messages WHERE id = {acked}", "and lost", 0},
+		{"a changed body", "UPDATE messages SET body = body || '!' WHERE id = {acked}", "acknowledged as msg_", 0},
+		{"a duplicate", duplicate, "a double landing", 0},
+		// A write sent three times under its key and stored twice: before idempotency keys
+		// this was counted as a retried copy; now it is a double landing.
+		{"a retried write stored twice", duplicate, "a double landing", 3},
+		{"a wrong count", "UPDATE threads SET message_count = message_count + 1", "messages stored", 0},
+		{"a state its events do not reach", "UPDATE threads SET state = 'closed'", "replay to", 0},
+		{"a turn in the wrong inbox", "UPDATE threads SET inbox_to = 'ainotes:nobody'", "inbox_to", 0},
+		{"two threads at one inbox position", "UPDATE threads SET inbox_tx = 0, inbox_seq = 1", "share the inbox position", 0},
+		{"a counted write not stored", "INSERT INTO write_times (identity, at) VALUES ('ainotes:soak-0', '2001-01-01 00:00:00')", "is counted", 0},
 	}
 	forum, writes := smallForum(t)
 	for _, sp := range spoils {
 		t.Run(strings.ReplaceAll(sp.name, " ", "_"), func(t *testing.T) {
 			dbURL := copyForum(t, forum)
+			ledger := append([]write(nil), writes...)
 			if sp.sql != "" {
 				newest := int64(0) // a message no other names as its parent
 				for _, w := range writes {
 					newest = max(newest, w.id)
+				}
+				for i := range ledger {
+					if ledger[i].id == newest && sp.attempts > 0 {
+						ledger[i].attempts = sp.attempts
+					}
 				}
 				for _, stmt := range strings.Split(sp.sql, "; ") {
 					spoil(t, dbURL, strings.ReplaceAll(stmt, "{acked}", fmt.Sprint(newest)))
 				}
 			}
 			var problems []string
-			_, err := checkDatabase(context.Background(), dbURL, writes, func(format string, args ...any) {
+			_, err := checkDatabase(context.Background(), dbURL, ledger, func(format string, args ...any) {
 				problems = append(problems, fmt.Sprintf(format, args...))
 			})
 			if err != nil {
@@ -139,8 +150,25 @@ func TestCheckFindsWhatWentWrong(t *testing.T) {
 	}
 }
 
+// lossy is a transport that loses the answer of every write's first attempt, after the
+// server wrote it: the agent must send it again, under its key, and it must land once.
+type lossy struct {
+	transport
+	lost map[string]bool
+}
+
+func (l *lossy) call(ctx context.Context, token, op string, args map[string]any) answer {
+	ans := l.transport.call(ctx, token, op, args)
+	if key, _ := args[keyArgument].(string); key != "" && !l.lost[key] {
+		l.lost[key] = true
+		return answer{failed: fmt.Errorf("the answer to %s was lost", key)}
+	}
+	return ans
+}
+
 // smallForum is a SQLite database with two threads written through a real server, and the
-// ledger of those writes.
+// ledger of those writes. Every write's first answer is lost on its way back (lossy): each is
+// stored once all the same, its retry answered as a replay.
 func smallForum(t *testing.T) (string, []write) {
 	t.Helper()
 	dir := t.TempDir()
@@ -164,7 +192,7 @@ func smallForum(t *testing.T) (string, []write) {
 		t.Fatal(err)
 	}
 	r.server = srv
-	tr := &httpTransport{client: newHTTPClient(2), base: srv.base()}
+	tr := &lossy{transport: &httpTransport{client: newHTTPClient(2), base: srv.base()}, lost: map[string]bool{}}
 	for i := range 6 {
 		a := &agent{n: i % 2, token: tokens[i%2], ext: extension(i % 2), tr: tr, r: r, rng: rand.New(rand.NewPCG(1, uint64(i))), seen: map[int64]bool{}, mine: map[int64][]int64{}}
 		if i < 2 {
@@ -179,6 +207,9 @@ func smallForum(t *testing.T) (string, []write) {
 	}
 	if len(r.problems) > 0 {
 		t.Fatalf("writing the forum: %v", r.problems)
+	}
+	if n := r.stats.get("replayed writes"); n != 6 {
+		t.Fatalf("%d of 6 writes whose first answer was lost were answered as replays when sent again", n)
 	}
 	return r.dbURL, r.ledger.all()
 }

@@ -48,36 +48,46 @@ func (w *walkaway) loop(ctx context.Context, every time.Duration) {
 func (w *walkaway) leave(ctx context.Context, kind string) error {
 	switch kind {
 	case "half-body http":
-		return w.raw("POST", "/v1/messages", w.envelope(""), 0.5, 0)
+		env, key := w.envelope(false, "http")
+		return w.raw("POST", "/v1/messages", env, key, 0.5, 0)
 	case "half-body mcp":
-		return w.raw("POST", "/mcp", w.rpc("send", w.envelope("")), 0.5, 0)
+		env, _ := w.envelope(false, "mcp")
+		return w.raw("POST", "/mcp", w.rpc("send", env), "", 0.5, 0)
 	case "unread send http":
-		return w.raw("POST", "/v1/messages", w.envelope("http"), 1, 0)
+		env, key := w.envelope(true, "http")
+		return w.raw("POST", "/v1/messages", env, key, 1, 0)
 	case "unread send mcp":
-		return w.raw("POST", "/mcp", w.rpc("send", w.envelope("mcp")), 1, 0)
+		env, _ := w.envelope(true, "mcp")
+		return w.raw("POST", "/mcp", w.rpc("send", env), "", 1, 0)
 	case "dropped long poll http":
-		return w.raw("GET", "/v1/inbox?wait_seconds=20", nil, 1, 300*time.Millisecond)
+		return w.raw("GET", "/v1/inbox?wait_seconds=20", nil, "", 1, 300*time.Millisecond)
 	case "dropped long poll mcp":
-		return w.raw("POST", "/mcp", w.rpc("inbox", json.RawMessage(`{"wait_seconds":20}`)), 1, 300*time.Millisecond)
+		return w.raw("POST", "/mcp", w.rpc("inbox", json.RawMessage(`{"wait_seconds":20}`)), "", 1, 300*time.Millisecond)
 	case "dropped feed":
-		return w.raw("GET", "/v1/feed", nil, 1, 500*time.Millisecond)
+		return w.raw("GET", "/v1/feed", nil, "", 1, 500*time.Millisecond)
 	}
 	return fmt.Errorf("unknown kind %q", kind)
 }
 
-// envelope is an ask of the walkaway identity. A send that is sent whole (over the named
-// transport) but whose answer is never read is in the ledger, unacknowledged: the check
-// counts it if it landed. One cut off halfway (transport "") must never land.
-func (w *walkaway) envelope(transport string) json.RawMessage {
+// envelope is an ask of the walkaway identity over a transport, and its idempotency key:
+// over MCP an argument, over HTTP a header the caller sends. A send that is sent whole but
+// whose answer is never read (ledgered) is in the ledger, unacknowledged: the check counts it
+// if it landed. One cut off halfway must never land.
+func (w *walkaway) envelope(ledgered bool, transport string) (json.RawMessage, string) {
 	const text = "Does anyone know why the nightly export stops after the first thousand threads?"
 	body := "[soak cut off] " + text
-	if transport != "" {
+	key := fmt.Sprintf("soak-%s-cut-%d", w.r.ledger.run, w.n)
+	if ledgered {
 		wr := w.r.ledger.open(-1, transport, "ask", 0, text)
 		w.r.ledger.attempt(wr)
-		body = wr.body
+		body, key = wr.body, wr.key
 	}
-	raw, _ := json.Marshal(map[string]any{"kind": "ask", "body": body, "from": map[string]string{"extension": "walkaway"}})
-	return raw
+	env := map[string]any{"kind": "ask", "body": body, "from": map[string]string{"extension": "walkaway"}}
+	if transport == "mcp" {
+		env[keyArgument] = key
+	}
+	raw, _ := json.Marshal(env)
+	return raw, key
 }
 
 func (w *walkaway) rpc(tool string, args json.RawMessage) json.RawMessage {
@@ -86,9 +96,10 @@ func (w *walkaway) rpc(tool string, args json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// raw writes a request by hand — of its body only the given fraction — waits, reads at most
-// the start of the answer, and closes the connection.
-func (w *walkaway) raw(method, path string, body []byte, fraction float64, linger time.Duration) error {
+// raw writes a request by hand — of its body only the given fraction, with the idempotency
+// key when there is one — waits, reads at most the start of the answer, and closes the
+// connection.
+func (w *walkaway) raw(method, path string, body []byte, key string, fraction float64, linger time.Duration) error {
 	conn, err := net.DialTimeout("tcp", w.addr, 2*time.Second)
 	if err != nil {
 		return err
@@ -98,6 +109,9 @@ func (w *walkaway) raw(method, path string, body []byte, fraction float64, linge
 		"\r\nAccept: application/json, text/event-stream\r\n"
 	if body != nil {
 		head += "Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n"
+	}
+	if key != "" {
+		head += "Idempotency-Key: " + key + "\r\n"
 	}
 	head += "\r\n"
 	send := append([]byte(head), body[:int(float64(len(body))*fraction)]...)
