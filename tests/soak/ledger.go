@@ -12,7 +12,7 @@ import (
 type write struct {
 	marker    string
 	key       string // its idempotency key, the same on every attempt
-	agent     int // -1: a client that walked away without reading its answer
+	agent     int    // -1: a client that walked away without reading its answer
 	transport string
 	kind      string
 	body      string
