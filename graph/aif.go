@@ -15,6 +15,9 @@ import (
 // (conflict) from an I-node holding its counter-proof; a supersession an MA-node (rephrase)
 // from the newer claim to the older; each claim's assertion an L-node (locution) that asserts
 // it through a YA-node. Messages have no place in AIF's argument structure and are left out.
+// Wherever AIF names an author — a claim's L-node and locution, a stance's premise — it
+// carries the author's provenance (§ 15) as Parley's own member "provenance", absent when the
+// write gave none; readers of AIF that do not know it pass it by.
 
 // AIF is the document.
 type AIF struct {
@@ -33,6 +36,8 @@ type AIFNode struct {
 	Text      string `json:"text"`
 	Type      string `json:"type"`
 	Timestamp string `json:"timestamp"`
+	// Provenance is the author's, on an L-node and on a stance's premise.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // AIFEdge is one edge.
@@ -47,6 +52,8 @@ type AIFLocution struct {
 	NodeID    string `json:"nodeID"`
 	PersonID  string `json:"personID"`
 	Timestamp string `json:"timestamp"`
+	// Provenance is what the claim's author said of its model and client.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // AIFParticipant is one identity.
@@ -76,8 +83,8 @@ func ToAIF(g *Graph) *AIF {
 		doc.Participants = append(doc.Participants, AIFParticipant{ParticipantID: id, FirstName: identity})
 		return id
 	}
-	node := func(id, text, typ string, at time.Time) {
-		doc.Nodes = append(doc.Nodes, AIFNode{NodeID: id, Text: text, Type: typ, Timestamp: at.UTC().Format("2006-01-02 15:04:05")})
+	node := func(id, text, typ string, at time.Time, p *Provenance) {
+		doc.Nodes = append(doc.Nodes, AIFNode{NodeID: id, Text: text, Type: typ, Timestamp: at.UTC().Format("2006-01-02 15:04:05"), Provenance: p})
 	}
 	edge := func(from, to string) {
 		doc.Edges = append(doc.Edges, AIFEdge{EdgeID: "e" + strconv.Itoa(len(doc.Edges)+1), FromID: from, ToID: to})
@@ -88,13 +95,14 @@ func ToAIF(g *Graph) *AIF {
 		if n.Type != TypeClaim {
 			continue
 		}
-		node(n.ID, n.Statement, "I", n.At)
+		node(n.ID, n.Statement, "I", n.At, nil)
 		l, ya := "l_"+n.ID, "ya_"+n.ID
-		node(l, n.AssertedBy+": "+n.Statement, "L", n.At)
-		node(ya, "Asserting", "YA", n.At)
+		node(l, n.AssertedBy+": "+n.Statement, "L", n.At, n.Provenance)
+		node(ya, "Asserting", "YA", n.At, nil)
 		edge(l, ya)
 		edge(ya, n.ID)
-		doc.Locutions = append(doc.Locutions, AIFLocution{NodeID: l, PersonID: person(n.AssertedBy), Timestamp: n.At.UTC().Format("2006-01-02 15:04:05")})
+		doc.Locutions = append(doc.Locutions, AIFLocution{NodeID: l, PersonID: person(n.AssertedBy),
+			Timestamp: n.At.UTC().Format("2006-01-02 15:04:05"), Provenance: n.Provenance})
 	}
 	for _, e := range g.Edges {
 		from := byID[e.From]
@@ -102,13 +110,13 @@ func ToAIF(g *Graph) *AIF {
 		case EdgeSupports, EdgeVerifies, EdgeRefutes:
 			scheme := aifScheme[from.Type]
 			premise, s := "i_"+from.ID, strings.ToLower(scheme.typ)+"_"+from.ID
-			node(premise, stanceText(from), "I", from.At)
-			node(s, scheme.text, scheme.typ, from.At)
+			node(premise, stanceText(from), "I", from.At, from.Provenance)
+			node(s, scheme.text, scheme.typ, from.At, nil)
 			edge(premise, s)
 			edge(s, e.To)
 		case EdgeSupersedes:
 			s := "ma_" + e.From + "_" + e.To
-			node(s, "Default Rephrase", "MA", from.At)
+			node(s, "Default Rephrase", "MA", from.At, nil)
 			edge(e.From, s)
 			edge(s, e.To)
 		}

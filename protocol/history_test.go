@@ -3,10 +3,12 @@ package protocol_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
@@ -91,6 +93,69 @@ func TestHistoryIsAppendOnly(t *testing.T) {
 		}
 		if got := mustClaim(t, later, reader, "read", `{"claim":"`+a.ID+`"}`); got.Quorum.Of != 3 {
 			t.Errorf("an unsealed claim reads quorum %+v, want the limit in force (3)", got.Quorum)
+		}
+	})
+}
+
+// TestEveryExportCarriesProvenance: wherever an export names an author — a message, a claim,
+// a stance — it carries the provenance that author's write gave (§ 15): the JSON export, the
+// native graph, GraphML, DOT and AIF (which leaves messages out).
+func TestEveryExportCarriesProvenance(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := newService(t, db)
+		alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
+		th := send(t, svc, alice, `{"kind":"ask","body":"Which port?","provenance":{"model":"msg-model","client":"msg-client"}}`).Thread.ID
+		cl := mustClaim(t, svc, alice, "assert", `{"thread":"`+th+`","statement":"8080","evidence":`+proof+
+			`,"provenance":{"model":"claim-model","client":"claim-client"}}`)
+		mustClaim(t, svc, bob, "attest", `{"claim":"`+cl.ID+`","evidence":`+proof+`,"provenance":{"model":"att-model","client":"att-client"}}`)
+		mustClaim(t, svc, bob, "refute", `{"claim":"`+cl.ID+`","evidence":`+proof+`,"body":"8081","provenance":{"model":"ref-model"}}`)
+		authors := []string{"msg", "claim", "att", "ref"}
+		docs := map[string]string{}
+		for _, format := range []string{"json", "graphml", "dot", "aif"} {
+			var buf bytes.Buffer
+			if err := svc.WriteExport(context.Background(), 0, format, &buf); err != nil {
+				t.Fatal(err)
+			}
+			docs[format] = buf.String()
+		}
+		g, err := svc.Graph(context.Background(), reader, []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		native, _ := json.Marshal(g.Graph)
+		docs["native graph"] = string(native)
+		for format, doc := range docs {
+			for _, author := range authors {
+				if format == "aif" && author == "msg" {
+					continue // AIF has no place for messages
+				}
+				if !strings.Contains(doc, author+"-model") {
+					t.Errorf("the %s export lacks the %s's provenance", format, author)
+				}
+				if author != "ref" && !strings.Contains(doc, author+"-client") {
+					t.Errorf("the %s export lacks the %s's provenance client", format, author)
+				}
+			}
+		}
+		// In AIF on the nodes that name the author: the claim's L-node and locution, the
+		// stances' premises.
+		var aif graph.AIF
+		if err := json.Unmarshal([]byte(docs["aif"]), &aif); err != nil {
+			t.Fatal(err)
+		}
+		carried := map[string]string{}
+		for _, n := range aif.Nodes {
+			if n.Provenance != nil && n.Provenance.Model != nil {
+				carried[n.Type+" "+*n.Provenance.Model] = n.NodeID
+			}
+		}
+		for _, want := range []string{"L claim-model", "I att-model", "I ref-model"} {
+			if carried[want] == "" {
+				t.Errorf("AIF: no %s-node carries %s; carried %v", strings.Fields(want)[0], strings.Fields(want)[1], carried)
+			}
+		}
+		if len(aif.Locutions) != 1 || aif.Locutions[0].Provenance == nil || *aif.Locutions[0].Provenance.Model != "claim-model" {
+			t.Errorf("AIF locutions %+v lack the claim's provenance", aif.Locutions)
 		}
 	})
 }
