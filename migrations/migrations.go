@@ -68,9 +68,15 @@ type Status struct {
 // Up applies every pending migration in order and returns the ones it applied. Several
 // processes may call it at once: on Postgres an advisory lock queues them, on SQLite the
 // write lock does, and each re-checks inside its transaction what is already applied.
-func Up(ctx context.Context, db *storage.DB) ([]Migration, error) {
+func Up(ctx context.Context, db *storage.DB) ([]Migration, error) { return upTo(ctx, db, "") }
+
+// upTo is Up of the migrations up to version last and none after it ("": all of them).
+func upTo(ctx context.Context, db *storage.DB, last string) ([]Migration, error) {
 	var done []Migration
 	for _, m := range registered {
+		if last != "" && m.Version > last {
+			break
+		}
 		ran := false
 		err := db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			if err := prepare(ctx, tx, db.Kind()); err != nil {
