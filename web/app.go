@@ -97,6 +97,8 @@ func New(opts Options) *fiber.App {
 	}
 	registerAPI(app, svc, opts.Logger, opts.Metrics, identityRoutes(rep)...)
 	registerFeed(app, svc, opts.Logger, opts.Metrics, opts.Feed)
+	registerExport(app, svc, opts.Logger, opts.Metrics)
+	registerSchemas(app)
 	registerMCP(app, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
 	registerStatic(app, opts.Static)
 	registerPages(app, svc, rep, opts)
