@@ -303,3 +303,22 @@ func TestExportsPerIdentity(t *testing.T) {
 		}
 	})
 }
+
+// A claim anchored in a hidden message: the message's body is in no export of any format,
+// the graph's anchor node included (§ 18).
+func TestHiddenAnchorInNoExport(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newDatasetForum(t, db)
+		mustClaim(t, f.svc, agent("alice", "read,write"), "assert", jsonOf(map[string]any{"thread": f.general, "parent": f.hidden,
+			"statement": "the note says something", "evidence": json.RawMessage(proof)}))
+		for _, format := range protocol.ExportFormatNames() {
+			var buf bytes.Buffer
+			if err := f.svc.WriteExport(context.Background(), 0, format, &buf); err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(buf.Bytes(), []byte(f.hiddenBody)) {
+				t.Errorf("the %s export holds the hidden anchor's body", format)
+			}
+		}
+	})
+}
