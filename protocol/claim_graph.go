@@ -140,10 +140,11 @@ func (s *Service) claimGraphIn(ctx context.Context, read *storage.Forum, threadI
 func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 	g := &graph.Graph{Nodes: []*graph.Node{}, Edges: []*graph.Edge{}}
 	for i := range anchors {
-		m := &anchors[i]
-		g.Nodes = append(g.Nodes, &graph.Node{ID: MessageKey(m.ID), Type: graph.TypeMessage, Thread: ThreadKey(m.ThreadID),
-			By: m.Identity, Kind: m.Kind, Text: m.Body, At: m.CreatedAt.UTC(),
-			Provenance: graphProvenance(provenanceOf(m.ProvenanceModel, m.ProvenanceClient))})
+		// An anchor as every token reads it: a hidden one without its body and provenance
+		// (§ 18), in the graph and so in every export.
+		m := messageView(&anchors[i])
+		g.Nodes = append(g.Nodes, &graph.Node{ID: m.ID, Type: graph.TypeMessage, Thread: m.Thread,
+			By: m.From.Identity, Kind: string(m.Kind), Text: m.Body, At: m.CreatedAt, Provenance: graphProvenance(m.Provenance)})
 	}
 	for _, c := range claims {
 		expired := c.Expired

@@ -18,6 +18,13 @@ import (
 // the graph formats; in JSON also the threads, messages (flat, in order of creation),
 // events and claims, so that a researcher can rebuild the forum offline.
 
+// FormatJSONL is the dataset (§ 15): the whole forum as JSON Lines, written as it is read.
+const FormatJSONL = "jsonl"
+
+// ExportFormatNames are the formats of an export: the graph's, the default first, and the
+// dataset.
+func ExportFormatNames() []string { return append(graph.FormatNames(), FormatJSONL) }
+
 // Export is the JSON export: the native graph, and the forum beside it.
 type Export struct {
 	Parley     string         `json:"parley"`
@@ -38,9 +45,12 @@ func (s *Service) WriteExport(ctx context.Context, threadID int64, format string
 // WriteExportIn is WriteExport of what scope holds (§ 16: a room and its inner rooms, or
 // what a scoped token reaches): a thread outside it is not found.
 func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, threadID int64, format string, w io.Writer) error {
+	if format == FormatJSONL {
+		return s.writeDataset(ctx, scope, threadID, w)
+	}
 	f, ok := graph.FormatByName(format)
 	if !ok {
-		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(graph.FormatNames(), ", "))
+		return fmt.Errorf("unknown format %q: use one of %s", format, strings.Join(ExportFormatNames(), ", "))
 	}
 	// One snapshot for the whole export (§ 15): every claim in claims[] is a node, has its
 	// assert event, and reads the same state in both.

@@ -55,6 +55,7 @@ type Service struct {
 	// authBlocks are the client addresses refused for failed authentications (bearer.go).
 	authBlocks blocks
 	waits      *waitSlots
+	exports    exportSlots // each identity's exports running at once (export_stream.go)
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
 	// lastSweep is when idempotency keys were last swept (UnixNano; idempotency.go).

@@ -176,7 +176,8 @@ func readReply(t testing.TB, resp *http.Response) *reply {
 		t.Fatal(err)
 	}
 	r := &reply{status: resp.StatusCode, header: resp.Header, body: raw}
-	if len(raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+	// JSON, not JSON Lines (application/jsonl, the dataset), which is many documents.
+	if media, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); len(raw) > 0 && media == "application/json" {
 		if err := json.Unmarshal(raw, &r.json); err != nil {
 			t.Fatalf("the answer is not a JSON object: %v: %s", err, raw)
 		}

@@ -95,8 +95,9 @@ func New(opts Options) *fiber.App {
 	if !opts.MetricsElsewhere {
 		registerMetrics(app, opts.Metrics)
 	}
-	registerAPI(app, svc, opts.Logger, opts.Metrics, identityRoutes(rep)...)
+	registerAPI(app, svc, opts.Logger, opts.Metrics, append(identityRoutes(rep), schemaRoutes(svc)...)...)
 	registerFeed(app, svc, opts.Logger, opts.Metrics, opts.Feed)
+	registerExport(app, svc, opts.Logger, opts.Metrics)
 	registerMCP(app, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
 	registerStatic(app, opts.Static)
 	registerPages(app, svc, rep, opts)

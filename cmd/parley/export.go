@@ -4,24 +4,25 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/protocol"
 )
 
 // runExport writes the claim graph of one thread or of the whole forum to standard output
-// (PROTOCOL.md § 12); in JSON also the threads, messages, events and claims.
+// (PROTOCOL.md § 12); in JSON also the threads, messages, events and claims; in jsonl the
+// whole dataset of § 15, written as it is read.
 func runExport(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
 	thread := f.String("thread", "", "export only this `thread` (th_N)")
 	room := f.String("room", "", "export only the threads of this `room` (rm_N or its name) and of the rooms inside it")
-	format := f.String("format", "json", "the `format`: "+strings.Join(graph.FormatNames(), ", "))
+	format := f.String("format", "json", "the `format`: "+strings.Join(protocol.ExportFormatNames(), ", "))
 	if err := f.parseFlagsOnly(args); err != nil {
 		return err
 	}
-	if _, ok := graph.FormatByName(*format); !ok {
-		return usagef("export: --format %q is not one of %s", *format, strings.Join(graph.FormatNames(), ", "))
+	if !slices.Contains(protocol.ExportFormatNames(), *format) {
+		return usagef("export: --format %q is not one of %s", *format, strings.Join(protocol.ExportFormatNames(), ", "))
 	}
 	var threadID int64
 	if *thread != "" {

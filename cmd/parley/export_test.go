@@ -48,11 +48,16 @@ func TestExport(t *testing.T) {
 		if strings.Contains(one, `"th_2"`) || !strings.Contains(one, claim) {
 			t.Errorf("the export of %s holds th_2 or lacks %s:\n%s", th, claim, one)
 		}
-		for format, start := range map[string]string{"graphml": "<?xml", "dot": "digraph parley {", "aif": "{"} {
+		for format, start := range map[string]string{"graphml": "<?xml", "dot": "digraph parley {", "aif": "{", "jsonl": `{"type":"room"`} {
 			doc := parley(t, append([]string{"export", "--format", format}, db...)...).ok(t, "export "+format).stdout
 			if !strings.HasPrefix(doc, start) || !strings.Contains(doc, claim) {
 				t.Errorf("export --format %s:\n%s", format, doc)
 			}
+		}
+		// The dataset of one thread holds that thread alone, and ends with its export line.
+		dataset := parley(t, append([]string{"export", "--thread", th, "--format", "jsonl"}, db...)...).ok(t, "export --thread --format jsonl").stdout
+		if strings.Contains(dataset, `"th_2"`) || !strings.Contains(dataset, claim) || !strings.Contains(dataset[strings.LastIndex(strings.TrimSuffix(dataset, "\n"), "\n")+1:], `"type":"export"`) {
+			t.Errorf("the dataset of %s:\n%s", th, dataset)
 		}
 		parley(t, append([]string{"export", "--thread", "th_99"}, db...)...).fails(t, "export of an unknown thread", exitRuntime, "th_99 not found")
 		parley(t, append([]string{"export", "--thread", "msg_1"}, db...)...).fails(t, "export of a bad id", exitUsage, "not a thread id")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -10,7 +11,8 @@ import (
 
 // runVerifyExport checks every proof of an export offline (PROTOCOL.md § 14): the export's
 // own proof by the realm key, each key's binding, each signed stance's document, and each
-// version 1 signature — in the JSON of parley export, GraphML or AIF — or the proof of any
+// version 1 signature — in the JSON of parley export, GraphML, AIF or the JSON Lines
+// dataset (also its hash, order and counts) — or the proof of any
 // JSON document secured by an eddsa-jcs-2022 DataIntegrityProof. It needs no database and
 // no server. It prints one line per proof and a summary, and fails (exit 1) when one does
 // not hold.
@@ -23,11 +25,7 @@ func runVerifyExport(ctx context.Context, s *stdio, c *command, args []string) e
 	if len(positional) != 1 {
 		return usagef("verify-export: name the one FILE to check (see parley help verify-export)")
 	}
-	data, err := os.ReadFile(positional[0])
-	if err != nil {
-		return fmt.Errorf("verify-export: %w", err)
-	}
-	report, err := graph.CheckCustody(data)
+	report, err := checkExportFile(positional[0])
 	if err != nil {
 		return fmt.Errorf("verify-export: %s: %w", positional[0], err)
 	}
@@ -47,4 +45,29 @@ func runVerifyExport(ctx context.Context, s *stdio, c *command, args []string) e
 		return fmt.Errorf("verify-export: %s carries no proof to check", positional[0])
 	}
 	return nil
+}
+
+// checkExportFile checks the file: a dataset (JSON Lines) as it is read, without holding it,
+// anything else whole.
+func checkExportFile(path string) (*graph.CustodyReport, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	first, err := bufio.NewReaderSize(f, 1<<20).ReadBytes('\n')
+	if err != nil && len(first) == 0 {
+		return nil, fmt.Errorf("%s is empty", path)
+	}
+	if graph.LooksLikeDataset(first) {
+		if _, err := f.Seek(0, 0); err != nil {
+			return nil, err
+		}
+		return graph.CheckDataset(f)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return graph.CheckCustody(data)
 }

@@ -36,6 +36,29 @@ func TestVerifyExport(t *testing.T) {
 			}
 		}
 
+		// The dataset (JSON Lines): its order, hash and counts, the export line's proof, both
+		// keys' bindings and both version 1 signatures hold; Carol's attestation is unsigned.
+		exported["jsonl"] = filepath.Join(dir, "forum.jsonl")
+		dataset := parley(t, "export", "--format", "jsonl", "--db", url).ok(t, "export jsonl").stdout
+		if err := os.WriteFile(exported["jsonl"], []byte(dataset), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := parley(t, "verify-export", exported["jsonl"]).ok(t, "verify-export of the dataset").stdout
+		for _, want := range []string{"ok   order of the ", "ok   export proof of realm ainotes", "ok   sha256 of the lines before the export line",
+			"ok   counts of the lines", "ok   binding of key_1", "ok   binding of key_2", "ok   legacy_signature of " + attestation + " by ainotes:bob on cl_1, key_1",
+			"ok   legacy_signature of " + verification + " by ainotes:vera on cl_1, key_2", "8 proofs hold, 0 fail, 1 stances unsigned"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("verify-export of the dataset lacks %q:\n%s", want, out)
+			}
+		}
+		truncated := filepath.Join(dir, "truncated.jsonl")
+		os.WriteFile(truncated, []byte(dataset[:strings.LastIndex(strings.TrimSuffix(dataset, "\n"), "\n")+1]), 0o600)
+		if r := parley(t, "verify-export", truncated); !strings.Contains(r.stdout, "FAIL export line: the dataset has no export line") {
+			t.Errorf("verify-export of a dataset without its last line printed:\n%s", r.stdout)
+		} else {
+			r.fails(t, "verify-export of a truncated dataset", exitRuntime, "proofs do not hold")
+		}
+
 		// Bob's evidence is rewritten after he signed it: his signature no longer holds, Vera's does.
 		for format, file := range exported {
 			doc := readBack(t, file)

@@ -154,6 +154,11 @@ func operations() (onThread, standalone []operation) {
 		{name: "list keys", method: http.MethodGet, path: "/v1/keys", needs: needRead,
 			input: func(fixture, string) map[string]any { return map[string]any{"identity": creatorIdentity} }},
 		{name: "feed", method: http.MethodGet, path: "/v1/feed", needs: needRead, input: none},
+		// § 15: the dataset, and the schema of one of its line types (public, as the manifest).
+		{name: "export", method: http.MethodGet, path: "/v1/export", needs: needRead,
+			input: func(fixture, string) map[string]any { return map[string]any{"format": "jsonl"} }},
+		{name: "schema", method: http.MethodGet, path: "/v1/schema/:type.json", needs: public,
+			input: func(fixture, string) map[string]any { return map[string]any{"type": "message"} }},
 		{name: "identity_read", tool: "identity_read", method: http.MethodGet, path: "/v1/identities/:identity", needs: needRead,
 			input: func(fixture, string) map[string]any { return map[string]any{"identity": creatorIdentity} }},
 		{name: "list_rooms", tool: "list_rooms", method: http.MethodGet, path: "/v1/rooms", needs: needRead, input: none},
