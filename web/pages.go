@@ -105,7 +105,7 @@ type pageRequest struct {
 	user  *storage.User // nil when nobody is signed in
 	// session is the server-side session of the human signed in (nil when nobody is).
 	session *storage.Session
-	page  *views.Page
+	page    *views.Page
 }
 
 type pageHandler func(r *pageRequest) error
