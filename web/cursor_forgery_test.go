@@ -66,7 +66,9 @@ func TestCursorsTheServerNeverIssued(t *testing.T) {
 			{"feed", func(c string) (string, map[string]string) { return "/v1/feed?thread=" + thread + "&since=" + q(c), nil }},
 			{"inbox", func(c string) (string, map[string]string) { return "/v1/inbox?since=" + q(c), nil }},
 			{"inbox", func(c string) (string, map[string]string) { return "/v1/inbox?wait_seconds=5&since=" + q(c), nil }},
-			{"events", func(c string) (string, map[string]string) { return "/v1/threads/" + thread + "/events?since=" + q(c), nil }},
+			{"events", func(c string) (string, map[string]string) {
+				return "/v1/threads/" + thread + "/events?since=" + q(c), nil
+			}},
 			{"threads", func(c string) (string, map[string]string) { return "/v1/threads?cursor=" + q(c), nil }},
 			{"attention", func(c string) (string, map[string]string) { return "/v1/threads?order=attention&cursor=" + q(c), nil }},
 			{"search", func(c string) (string, map[string]string) { return "/v1/search?q=word&cursor=" + q(c), nil }},
