@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parleyforum/parley/storage"
 )
@@ -24,19 +25,25 @@ import (
 // cursorMACBytes is how much of the HMAC a cursor carries: 128 bits.
 const cursorMACBytes = 16
 
-// cursorKeyCache holds the cursor key once it is known: it never changes for a database.
+// cursorKeyCache holds the cursor key once it is known: it never changes for a database, so
+// after the first read every cursor is signed and checked without a lock.
 type cursorKeyCache struct {
-	mu  sync.Mutex
-	key []byte
+	mu  sync.Mutex // one reader of the database at a time
+	key atomic.Pointer[[]byte]
 }
 
 // cursorKey is the forum's cursor key, read from the database (or made there) on first use,
-// within the deadline of one request's database work.
+// within the deadline of one request's database work. While it cannot be read, every
+// operation with a cursor is unavailable; so is it while the key kept is not 32 bytes of
+// base64 (the refusal's message names the setting).
 func (s *Service) cursorKey() ([]byte, *Error) {
+	if key := s.cursors.key.Load(); key != nil {
+		return *key, nil
+	}
 	s.cursors.mu.Lock()
 	defer s.cursors.mu.Unlock()
-	if s.cursors.key != nil {
-		return s.cursors.key, nil
+	if key := s.cursors.key.Load(); key != nil {
+		return *key, nil
 	}
 	unavailable := Refuse(ReasonUnavailable, "the database cannot be reached or did not answer in time; retry later")
 	if s.db == nil {
@@ -50,9 +57,9 @@ func (s *Service) cursorKey() ([]byte, *Error) {
 	}
 	key, err := base64.StdEncoding.DecodeString(encoded)
 	if err != nil || len(key) < 32 {
-		panic(fmt.Sprintf("the cursor key kept in the database (setting %s) is not the base64 of 32 bytes", storage.SettingCursorKey))
+		return nil, Refuse(ReasonUnavailable, "the cursor key kept in the database (setting %s) is not the base64 of 32 bytes", storage.SettingCursorKey)
 	}
-	s.cursors.key = key
+	s.cursors.key.Store(&key)
 	return key, nil
 }
 
