@@ -316,14 +316,17 @@ func (r *pageRequest) signedOut() {
 // save writes the cookie again, which renews it for sessionMaxAge; the session's row is
 // renewed with it, so that both expire together, as the cookie alone did before ("each visit
 // that changes the session renews it"). A session renewed in the last hour is left as it is.
+// A renewal the database does not take leaves the session to its old expiry: the page the
+// request answered stays the answer (no fault after the fact, no 500 for a hung database).
 func (r *pageRequest) save() error {
 	if s := r.session; s != nil {
 		until := storage.Now().Add(sessionLifetime)
 		if until.Sub(s.ExpiresAt) > time.Hour {
 			if err := r.p.db.RenewSession(r.c.UserContext(), s.ID, until); err != nil {
-				return err
+				r.p.log.Warn("renewing a session", "err", err)
+			} else {
+				s.ExpiresAt = until
 			}
-			s.ExpiresAt = until
 		}
 	}
 	return saveSession(r.p.store, r.c, r.sess)
