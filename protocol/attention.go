@@ -23,7 +23,7 @@ func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, room
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
-	after, err := AttentionCursorOf(cursor)
+	after, err := s.AttentionCursorOf(cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -47,18 +47,18 @@ func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state st
 	for i := range rows {
 		threads[i] = rows[i].Thread
 	}
-	return threadsPage(threads, limit, func(*storage.Thread) string {
+	return threadsPage(threads, limit, func(*storage.Thread) (string, *Error) {
 		r := rows[limit-1] // the page's last: a cursor is made only when there is more
-		return encodeCursor(attentionCursorTag, int64(r.Attention), r.UpdatedAt.UnixMicro(), r.ID)
-	}), nil
+		return s.encodeCursor(attentionCursorTag, int64(r.Attention), r.UpdatedAt.UnixMicro(), r.ID)
+	})
 }
 
 // AttentionCursorOf reads a cursor of order=attention (for the pages' own links).
-func AttentionCursorOf(cursor string) (*storage.AttentionCursor, error) {
+func (s *Service) AttentionCursorOf(cursor string) (*storage.AttentionCursor, error) {
 	if cursor == "" {
 		return nil, nil
 	}
-	n, refusal := decodeCursor("cursor", attentionCursorTag, cursor, 3)
+	n, refusal := s.decodeCursor("cursor", attentionCursorTag, cursor, 3)
 	if refusal != nil {
 		return nil, refusal
 	}

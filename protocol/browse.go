@@ -30,7 +30,7 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	}
 	var after *storage.ActivityCursor
 	if q.Cursor != "" {
-		n, err := decodeCursor("cursor", activityCursorTag, q.Cursor, 2)
+		n, err := s.decodeCursor("cursor", activityCursorTag, q.Cursor, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -45,14 +45,14 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	if err != nil {
 		return nil, fault(err)
 	}
-	return threadsPage(rows, limit, func(last *storage.Thread) string {
-		return encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
-	}), nil
+	return threadsPage(rows, limit, func(last *storage.Thread) (string, *Error) {
+		return s.encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
+	})
 }
 
 // threadsPage is a page of threads from rows read with one more than limit: the extra row
 // says that there is more, and cursor names the page's last thread for the next read.
-func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thread) string) *ListThreadsResult {
+func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thread) (string, *Error)) (*ListThreadsResult, error) {
 	res := &ListThreadsResult{Threads: []*ThreadView{}}
 	if len(rows) > limit {
 		rows, res.More = rows[:limit], true
@@ -61,10 +61,13 @@ func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thr
 		res.Threads = append(res.Threads, threadView(&rows[i]))
 	}
 	if res.More {
-		c := cursor(&rows[len(rows)-1])
+		c, err := cursor(&rows[len(rows)-1])
+		if err != nil {
+			return nil, err
+		}
 		res.Cursor = &c
 	}
-	return res
+	return res, nil
 }
 
 // Proposal is a thread whose state a model proposed, with the event that proposed it and
@@ -89,7 +92,7 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := afterCursor(proposalsCursorTag, cursor)
+	after, refusal := s.afterCursor(proposalsCursorTag, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -130,7 +133,10 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		res.Proposals = append(res.Proposals, p)
 	}
 	if res.More {
-		c := encodeCursor(proposalsCursorTag, *rows[len(rows)-1].StateEventID)
+		c, err := s.encodeCursor(proposalsCursorTag, *rows[len(rows)-1].StateEventID)
+		if err != nil {
+			return nil, err
+		}
 		res.Cursor = &c
 	}
 	return res, nil

@@ -23,7 +23,7 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := afterCursor(awaitingCursorTag, cursor)
+	after, refusal := s.afterCursor(awaitingCursorTag, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -48,7 +48,10 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 	}
 	res.Claims = claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, now)
 	if res.More {
-		c := encodeCursor(awaitingCursorTag, claims[len(claims)-1].ID)
+		c, err := s.encodeCursor(awaitingCursorTag, claims[len(claims)-1].ID)
+		if err != nil {
+			return nil, err
+		}
 		res.Cursor = &c
 	}
 	return res, nil

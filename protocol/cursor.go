@@ -1,30 +1,130 @@
 package protocol
 
 import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parleyforum/parley/storage"
 )
 
-// Cursors are opaque to clients: a tag for what they page, then numbers, in base64url. A
-// cursor of the wrong tag or form is refused, never guessed at.
+// Cursors are opaque to clients: a tag for what they page, then numbers, and an HMAC-SHA256
+// of both under the forum's cursor key, all in base64url. The key is kept in the database
+// (made by its migration, or here on first use; one insert-if-absent, so that concurrent
+// first starts agree on one key), so every instance of one forum signs and checks alike. A
+// cursor the server never gave — another tag, another form, numbers edited, a cursor from
+// before cursors were signed — is refused as invalid_body, never guessed at.
 
-func encodeCursor(tag string, nums ...int64) string {
+// cursorMACBytes is how much of the HMAC a cursor carries: 128 bits.
+const cursorMACBytes = 16
+
+// cursorKeyCache holds the cursor key once it is known: it never changes for a database, so
+// after the first read every cursor is signed and checked without a lock.
+type cursorKeyCache struct {
+	mu  sync.Mutex // one reader of the database at a time
+	key atomic.Pointer[[]byte]
+}
+
+// cursorKey is the forum's cursor key, read from the database (or made there) on first use,
+// within the deadline of one request's database work. While it cannot be read, every
+// operation with a cursor is unavailable; so is it while the key kept is not 32 bytes of
+// base64 (the refusal's message names the setting).
+func (s *Service) cursorKey() ([]byte, *Error) {
+	if key := s.cursors.key.Load(); key != nil {
+		return *key, nil
+	}
+	s.cursors.mu.Lock()
+	defer s.cursors.mu.Unlock()
+	if key := s.cursors.key.Load(); key != nil {
+		return *key, nil
+	}
+	unavailable := Refuse(ReasonUnavailable, "the database cannot be reached or did not answer in time; retry later")
+	if s.db == nil {
+		return nil, unavailable
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.deadline)
+	defer cancel()
+	encoded, _, err := s.db.SettingOrCreate(ctx, storage.SettingCursorKey, newCursorKey)
+	if err != nil {
+		return nil, unavailable
+	}
+	key, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil || len(key) < 32 {
+		return nil, Refuse(ReasonUnavailable, "the cursor key kept in the database (setting %s) is not the base64 of 32 bytes", storage.SettingCursorKey)
+	}
+	s.cursors.key.Store(&key)
+	return key, nil
+}
+
+// newCursorKey makes 32 random bytes, base64.
+func newCursorKey() (string, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(key), nil
+}
+
+// SignCursor makes a cursor of payload, for a page of another package (reputation's
+// ranking): the payload, signed.
+func (s *Service) SignCursor(payload []byte) (string, error) {
+	c, refusal := s.signCursor(payload)
+	if refusal != nil {
+		return "", refusal
+	}
+	return c, nil
+}
+
+func (s *Service) signCursor(payload []byte) (string, *Error) {
+	key, refusal := s.cursorKey()
+	if refusal != nil {
+		return "", refusal
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	return base64.RawURLEncoding.EncodeToString(append(append([]byte{}, payload...), m.Sum(nil)[:cursorMACBytes]...)), nil
+}
+
+// OpenCursor gives back the payload of a cursor SignCursor made; bad is the refusal for any
+// other string. A key that cannot be read is unavailable.
+func (s *Service) OpenCursor(cursor string, bad *Error) ([]byte, *Error) {
+	key, refusal := s.cursorKey()
+	if refusal != nil {
+		return nil, refusal
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(raw) <= cursorMACBytes {
+		return nil, bad
+	}
+	payload, mac := raw[:len(raw)-cursorMACBytes], raw[len(raw)-cursorMACBytes:]
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	if !hmac.Equal(mac, m.Sum(nil)[:cursorMACBytes]) {
+		return nil, bad
+	}
+	return payload, nil
+}
+
+func (s *Service) encodeCursor(tag string, nums ...int64) (string, *Error) {
 	parts := []string{tag}
 	for _, n := range nums {
 		parts = append(parts, strconv.FormatInt(n, 10))
 	}
-	return base64.RawURLEncoding.EncodeToString([]byte(strings.Join(parts, ".")))
+	return s.signCursor([]byte(strings.Join(parts, ".")))
 }
 
-func decodeCursor(field, tag, cursor string, count int) ([]int64, *Error) {
+func (s *Service) decodeCursor(field, tag, cursor string, count int) ([]int64, *Error) {
 	bad := Refuse(ReasonInvalidBody, "field %s is not a cursor this server gave for it", field)
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return nil, bad
+	raw, refusal := s.OpenCursor(cursor, bad)
+	if refusal != nil {
+		return nil, refusal
 	}
 	parts := strings.Split(string(raw), ".")
 	if len(parts) != count+1 || parts[0] != tag {
@@ -47,10 +147,12 @@ const (
 	eventsCursorTag  = "e1"
 )
 
-func inboxCursor(p storage.Position) string { return encodeCursor(inboxCursorTag, p.Tx, p.Seq) }
+func (s *Service) inboxCursor(p storage.Position) (string, *Error) {
+	return s.encodeCursor(inboxCursorTag, p.Tx, p.Seq)
+}
 
-func parseInboxCursor(field, c string) (storage.Position, *Error) {
-	n, err := decodeCursor(field, inboxCursorTag, c, 2)
+func (s *Service) parseInboxCursor(field, c string) (storage.Position, *Error) {
+	n, err := s.decodeCursor(field, inboxCursorTag, c, 2)
 	if err != nil {
 		return storage.Position{}, err
 	}
@@ -59,11 +161,11 @@ func parseInboxCursor(field, c string) (storage.Position, *Error) {
 
 // afterCursor reads the cursor of a page that continues after one row's id (tag names what
 // it pages); no cursor means from the start, 0.
-func afterCursor(tag, cursor string) (int64, *Error) {
+func (s *Service) afterCursor(tag, cursor string) (int64, *Error) {
 	if cursor == "" {
 		return 0, nil
 	}
-	n, err := decodeCursor("cursor", tag, cursor, 1)
+	n, err := s.decodeCursor("cursor", tag, cursor, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -75,7 +75,7 @@ func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, er
 	}
 	f := &Feed{svc: s, thread: thread}
 	if hasSince {
-		n, err := decodeCursor("since", feedCursorTag, since, 2)
+		n, err := s.decodeCursor("since", feedCursorTag, since, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -92,6 +92,9 @@ func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, er
 		return nil, serr
 	}
 	f.scope = scope
+	if _, refusal := s.cursorKey(); refusal != nil {
+		return nil, refusal // Cursor signs with it
+	}
 	read := s.db.Read().In(scope)
 	if thread != 0 {
 		if _, err := read.Thread(ctx, thread); err != nil {
@@ -118,7 +121,12 @@ func (f *Feed) Close() { f.closed.Do(f.release) }
 
 // Cursor is the feed's place: a listener that resumes from it misses nothing after what it
 // has been given.
-func (f *Feed) Cursor() string { return encodeCursor(feedCursorTag, f.after.Tx, f.after.Seq) }
+//
+// Open has read the cursor key, so signing cannot fail here.
+func (f *Feed) Cursor() string {
+	c, _ := f.svc.encodeCursor(feedCursorTag, f.after.Tx, f.after.Seq)
+	return c
+}
 
 // Next gives up to max events after the feed's place and moves past them. When there are
 // none it waits, up to wait, for the change signal, and gives none if nothing came; the end
@@ -192,5 +200,9 @@ func (s *Service) FeedCursor(ctx context.Context, a *Actor, raw []byte) (string,
 	if err2 != nil {
 		return "", fault(err2)
 	}
-	return encodeCursor(feedCursorTag, horizon.Tx, horizon.Seq), nil
+	c, refusal := s.encodeCursor(feedCursorTag, horizon.Tx, horizon.Seq)
+	if refusal != nil {
+		return "", refusal
+	}
+	return c, nil
 }

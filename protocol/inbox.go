@@ -73,7 +73,7 @@ func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
 		return nil, err
 	}
 	if hasSince {
-		if p.after, err = parseInboxCursor("since", since); err != nil {
+		if p.after, err = s.parseInboxCursor("since", since); err != nil {
 			return nil, err
 		}
 	}
@@ -164,6 +164,10 @@ func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 	if cursor.Less(p.after) {
 		cursor = p.after
 	}
-	res.Cursor = inboxCursor(cursor)
+	c, refusal := s.inboxCursor(cursor)
+	if refusal != nil {
+		return nil, refusal
+	}
+	res.Cursor = c
 	return res, nil
 }

@@ -147,7 +147,7 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	attention := order == OrderAttention
 	var before int64
 	if hasCursor && !attention {
-		n, err := decodeCursor("cursor", threadsCursorTag, cursor, 1)
+		n, err := s.decodeCursor("cursor", threadsCursorTag, cursor, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -181,9 +181,9 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	return threadsPage(rows, limit, func(last *storage.Thread) string {
-		return encodeCursor(threadsCursorTag, last.ID)
-	}), nil
+	return threadsPage(rows, limit, func(last *storage.Thread) (string, *Error) {
+		return s.encodeCursor(threadsCursorTag, last.ID)
+	})
 }
 
 // ReadEventsResult is a thread's events after a cursor, oldest first.
@@ -208,7 +208,7 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 	}
 	var after int64
 	if hasSince {
-		n, err := decodeCursor("since", eventsCursorTag, since, 1)
+		n, err := s.decodeCursor("since", eventsCursorTag, since, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -244,6 +244,10 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 		res.Events = append(res.Events, eventView(&rows[i]))
 		after = rows[i].ID
 	}
-	res.Cursor = encodeCursor(eventsCursorTag, after)
+	c, refusal := s.encodeCursor(eventsCursorTag, after)
+	if refusal != nil {
+		return nil, refusal
+	}
+	res.Cursor = c
 	return res, nil
 }

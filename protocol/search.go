@@ -81,7 +81,10 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 		})
 	}
 	if res.More {
-		c := searchCursor(hits[len(hits)-1].Position())
+		c, refusal := s.searchCursor(hits[len(hits)-1].Position())
+		if refusal != nil {
+			return nil, refusal
+		}
 		res.Cursor = &c
 	}
 	return res, nil
@@ -140,7 +143,7 @@ func (s *Service) decodeSearch(o *object) (*storage.SearchQuery, *Error) {
 		return nil, err
 	}
 	if hasCursor {
-		if q.After, err = parseSearchCursor(cursor); err != nil {
+		if q.After, err = s.parseSearchCursor(cursor); err != nil {
 			return nil, err
 		}
 	}
@@ -149,13 +152,13 @@ func (s *Service) decodeSearch(o *object) (*storage.SearchQuery, *Error) {
 
 // searchCursor keeps a result's place: the score's bits, in two halves so that each is a
 // non-negative number, and the message id.
-func searchCursor(p storage.SearchPosition) string {
+func (s *Service) searchCursor(p storage.SearchPosition) (string, *Error) {
 	bits := math.Float64bits(p.Score)
-	return encodeCursor(searchCursorTag, int64(bits>>32), int64(bits&math.MaxUint32), p.ID)
+	return s.encodeCursor(searchCursorTag, int64(bits>>32), int64(bits&math.MaxUint32), p.ID)
 }
 
-func parseSearchCursor(c string) (*storage.SearchPosition, *Error) {
-	n, err := decodeCursor("cursor", searchCursorTag, c, 3)
+func (s *Service) parseSearchCursor(c string) (*storage.SearchPosition, *Error) {
+	n, err := s.decodeCursor("cursor", searchCursorTag, c, 3)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ type Service struct {
 	lastSweep atomic.Int64
 	policies  []PolicyInfo
 	realmKey  realmKeyCache
+	cursors   cursorKeyCache // the key cursors are signed with (cursor.go)
 }
 
 // New makes the operation layer over db.

@@ -2,7 +2,6 @@ package reputation
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"regexp"
 	"sort"
@@ -189,7 +188,7 @@ func (s *Service) ListIdentities(ctx context.Context, a *protocol.Actor, raw []b
 	}
 	after := ""
 	if cursor != "" {
-		if after, err = decodeAfter(order, cursor); err != nil {
+		if after, err = s.decodeAfter(order, cursor); err != nil {
 			return nil, err
 		}
 	}
@@ -230,7 +229,10 @@ func (s *Service) Ranked(ctx context.Context, a *protocol.Actor, order, after st
 	}
 	res.Identities = append(res.Identities, page...)
 	if res.More {
-		c := encodeAfter(order, page[len(page)-1].Identity)
+		c, err := s.encodeAfter(order, page[len(page)-1].Identity)
+		if err != nil {
+			return nil, err
+		}
 		res.Cursor = &c
 	}
 	return res, nil
@@ -317,22 +319,23 @@ func fault(err error) error {
 	return protocol.Fault(err)
 }
 
-// A cursor of GET /v1/identities names the order and the last identity of the page.
+// A cursor of GET /v1/identities names the order and the last identity of the page, signed
+// with the forum's cursor key as every cursor is (protocol.Service.SignCursor).
 type cursorData struct {
 	Order string `json:"o"`
 	After string `json:"a"`
 }
 
-func encodeAfter(order, identity string) string {
+func (s *Service) encodeAfter(order, identity string) (string, error) {
 	b, _ := json.Marshal(cursorData{Order: order, After: identity})
-	return base64.RawURLEncoding.EncodeToString(b)
+	return s.svc.SignCursor(b)
 }
 
-func decodeAfter(order, cursor string) (string, error) {
+func (s *Service) decodeAfter(order, cursor string) (string, error) {
 	bad := protocol.Refuse(protocol.ReasonInvalidBody, "field cursor is not a cursor this server gave for order=%s", order)
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return "", bad
+	raw, refusal := s.svc.OpenCursor(cursor, bad)
+	if refusal != nil {
+		return "", refusal
 	}
 	var c cursorData
 	if json.Unmarshal(raw, &c) != nil || c.Order != order || !ValidIdentity(c.After) {

@@ -91,9 +91,10 @@ func TestTxIsAllOrNothing(t *testing.T) {
 		if !errors.Is(err, failure) {
 			t.Fatalf("Tx returned %v, want fn's error", err)
 		}
-		n, err := db.NewSelect().Model((*storage.Setting)(nil)).Count(ctx)
+		// Only this test's row counts: migrations keep settings of their own (the cursor key).
+		n, err := db.NewSelect().Model((*storage.Setting)(nil)).Where("key = ?", "a").Count(ctx)
 		if err != nil || n != 0 {
-			t.Errorf("after a failed Tx: %d settings, %v; want the write rolled back", n, err)
+			t.Errorf("after a failed Tx: %d settings named a, %v; want the write rolled back", n, err)
 		}
 	})
 }

@@ -37,6 +37,22 @@ type User struct {
 	CreatedAt    time.Time `bun:"created_at,notnull"`
 }
 
+// Session is one signed-in browser of a human (the pages). The cookie carries a random
+// session id; the row keeps only its SHA-256, so that reading the database signs nobody in.
+// Ending a session deletes its row.
+type Session struct {
+	bun.BaseModel `bun:"table:sessions,alias:s"`
+
+	ID        int64     `bun:"id,pk,autoincrement"`
+	Hash      string    `bun:"hash,notnull,unique"`
+	UserID    int64     `bun:"user_id,notnull"`
+	Agent     string    `bun:"agent,notnull"` // the browser's User-Agent, shortened, to tell sessions apart
+	CreatedAt time.Time `bun:"created_at,notnull"`
+	ExpiresAt time.Time `bun:"expires_at,notnull"`
+
+	User *User `bun:"rel:belongs-to,join:user_id=id"`
+}
+
 // Setting is one instance-wide value (the session key, the one-time setup code).
 type Setting struct {
 	bun.BaseModel `bun:"table:settings"`

@@ -15,6 +15,9 @@ const (
 	// SettingRealmKey is the seed of the realm's Ed25519 key (PROTOCOL.md § 14), the standard
 	// base64 of its 32 bytes, generated on first start and shared by every instance.
 	SettingRealmKey = "realm_key"
+	// SettingCursorKey signs every cursor the server hands out (protocol/cursor.go), the
+	// standard base64 of 32 random bytes, made by its migration and shared by every instance.
+	SettingCursorKey = "cursor_key"
 )
 
 // Setting reads one setting, or ErrNotFound.

@@ -83,17 +83,20 @@ func (p *pages) login(r *pageRequest) error {
 		return r.render(fiber.StatusUnauthorized, views.LoginPage(form))
 	}
 	attempt.succeeded()
-	r.signIn(u)
+	if err := r.signIn(u); err != nil {
+		return err
+	}
 	return r.redirect(form.Next)
 }
 
-// logout is POST /logout: the session forgets the human and gets a new CSRF token.
+// logout is POST /logout: the session ends in the database — every copy of its cookie signs
+// nobody in from now on — and the browser's cookie gets a new CSRF token.
 func (p *pages) logout(r *pageRequest) error {
-	lang := str(r.sess, sessLang)
-	r.sess.Values = map[any]any{sessCSRF: randomToken()}
-	if lang != "" {
-		r.sess.Values[sessLang] = lang
+	if r.session != nil {
+		if err := p.db.EndSession(r.c.UserContext(), r.session.Hash); err != nil {
+			return err
+		}
 	}
-	r.dirty = true
+	r.signedOut()
 	return r.redirect("/login")
 }

@@ -59,6 +59,11 @@ func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Servic
 	app.Get("/login", p.wrap(anyone, p.loginForm))
 	app.Post("/login", p.wrap(anyone, p.login))
 	app.Post("/logout", p.wrap(anyone, p.logout))
+	app.Get("/account", p.wrap(members, p.account))
+	app.Post("/account/password", p.wrap(members, p.changePassword))
+	app.Post("/account/sessions/:id/end", p.wrap(members, p.endSession))
+	app.Post("/account/signout-everywhere", p.wrap(members, p.signOutEverywhere))
+	app.Post("/users/:name/signout", p.wrap(admins, p.signOutUser))
 
 	app.Get("/", p.wrap(readers, p.threadList))
 	app.Get("/threads/:id", p.wrap(readers, p.threadPage))
@@ -98,7 +103,9 @@ type pageRequest struct {
 	sess  *sessions.Session
 	dirty bool          // the session changed and its cookie must be sent again
 	user  *storage.User // nil when nobody is signed in
-	page  *views.Page
+	// session is the server-side session of the human signed in (nil when nobody is).
+	session *storage.Session
+	page    *views.Page
 }
 
 type pageHandler func(r *pageRequest) error
@@ -121,7 +128,7 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 			err = r.unavailable()
 		}
 		if r.dirty {
-			if serr := saveSession(p.store, c, r.sess); serr != nil && err == nil {
+			if serr := r.save(); serr != nil && err == nil {
 				err = serr
 			}
 		}
@@ -140,16 +147,22 @@ func (p *pages) begin(c *fiber.Ctx) (*pageRequest, error) {
 		r.sess.Values[sessLang] = lang
 		r.dirty = true
 	}
-	if name := str(r.sess, sessUser); name != "" {
-		u, err := p.db.UserByName(c.UserContext(), name)
+	if _, old := r.sess.Values["user"]; old {
+		// A cookie from before server-side sessions named its human: it signs nobody in.
+		delete(r.sess.Values, "user")
+		r.dirty = true
+	}
+	if id := str(r.sess, sessID); id != "" {
+		// The session and its human in one query; an ended or expired session is nobody.
+		s, err := p.db.SessionByHash(c.UserContext(), sessionHash(id))
 		switch {
 		case errors.Is(err, storage.ErrNotFound):
-			delete(r.sess.Values, sessUser) // the account is gone
+			delete(r.sess.Values, sessID)
 			r.dirty = true
 		case err != nil:
 			return nil, err
 		default:
-			r.user = u
+			r.session, r.user = s, s.User
 		}
 	}
 	lang := locale.Match(c.Query("lang"), str(r.sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))
@@ -248,17 +261,75 @@ func (r *pageRequest) notFound() error {
 	return r.message(fiber.StatusNotFound, "page.not_found", "page.not_found_text")
 }
 
-// signIn starts a fresh session for the human: everything the session held before, its
-// CSRF token too, is replaced, so that nothing planted before the login carries over. The
-// language chosen stays.
-func (r *pageRequest) signIn(u *storage.User) {
+// signIn starts a fresh session for the human: a new session in the database under a new
+// random id, and everything the cookie held before, its CSRF token too, replaced, so that
+// nothing planted before the login carries over. The language chosen stays. A session the
+// browser had before ends.
+func (r *pageRequest) signIn(u *storage.User) error {
+	id := randomToken()
+	s, err := r.p.db.CreateSession(r.c.UserContext(), u.ID, r.newSession(id))
+	if err != nil {
+		return err
+	}
+	if r.session != nil {
+		if err := r.p.db.EndSession(r.c.UserContext(), r.session.Hash); err != nil {
+			return err
+		}
+	}
+	r.carryOn(id, s, u)
+	return nil
+}
+
+// newSession is the row of a session whose cookie will carry id.
+func (r *pageRequest) newSession(id string) storage.NewSession {
+	return storage.NewSession{
+		Hash:      sessionHash(id),
+		Agent:     sessionAgent(r.c.Get(fiber.HeaderUserAgent)),
+		ExpiresAt: storage.Now().Add(sessionLifetime),
+	}
+}
+
+// carryOn makes the browser's cookie carry the session id of s, with a new CSRF token.
+func (r *pageRequest) carryOn(id string, s *storage.Session, u *storage.User) {
 	lang := str(r.sess, sessLang)
-	r.sess.Values = map[any]any{sessUser: u.Name, sessCSRF: randomToken()}
+	r.sess.Values = map[any]any{sessID: id, sessCSRF: randomToken()}
 	if lang != "" {
 		r.sess.Values[sessLang] = lang
 	}
 	r.dirty = true
-	r.user = u
+	r.session, r.user = s, u
+	r.page.CSRF = str(r.sess, sessCSRF)
+}
+
+// signedOut forgets the session in the browser's cookie (its row is already gone): a new
+// CSRF token, the language kept.
+func (r *pageRequest) signedOut() {
+	lang := str(r.sess, sessLang)
+	r.sess.Values = map[any]any{sessCSRF: randomToken()}
+	if lang != "" {
+		r.sess.Values[sessLang] = lang
+	}
+	r.dirty = true
+	r.session, r.user = nil, nil
+}
+
+// save writes the cookie again, which renews it for sessionMaxAge; the session's row is
+// renewed with it, so that both expire together, as the cookie alone did before ("each visit
+// that changes the session renews it"). A session renewed in the last hour is left as it is.
+// A renewal the database does not take leaves the session to its old expiry: the page the
+// request answered stays the answer (no fault after the fact, no 500 for a hung database).
+func (r *pageRequest) save() error {
+	if s := r.session; s != nil {
+		until := storage.Now().Add(sessionLifetime)
+		if until.Sub(s.ExpiresAt) > time.Hour {
+			if err := r.p.db.RenewSession(r.c.UserContext(), s.ID, until); err != nil {
+				r.p.log.Warn("renewing a session", "err", err)
+			} else {
+				s.ExpiresAt = until
+			}
+		}
+	}
+	return saveSession(r.p.store, r.c, r.sess)
 }
 
 // unavailable reports whether err means the database cannot be reached: its refusal, its

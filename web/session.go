@@ -6,7 +6,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"net/http"
+	"strings"
+	"time"
+	"unicode"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gorilla/sessions"
@@ -16,6 +20,13 @@ import (
 // (AES-256), HttpOnly, SameSite=Lax, Secure behind TLS. Both keys are derived from the one
 // session key (--session-key, or generated once and kept in the database), so that a restart
 // keeps everyone signed in and a new key signs everyone out.
+//
+// Who is signed in is kept on the server: the cookie carries a random session id, never the
+// human's name, and the session is a row of the database (storage/sessions.go) that holds the
+// id's SHA-256. Ending the row — sign out, a password change, "sign out everywhere", an
+// administrator, `parley user signout` — ends the session for every copy of its cookie.
+// Beside the id the cookie keeps only what concerns the browser: its CSRF token, its
+// language and a token secret waiting for the one page that shows it.
 
 const (
 	sessionCookie = "parley_session"
@@ -24,7 +35,7 @@ const (
 
 // The values a session keeps: only strings, so that gob needs no registered types.
 const (
-	sessUser       = "user" // the name of the human signed in
+	sessID         = "sid"  // the random id of the server-side session, while signed in
 	sessCSRF       = "csrf" // the token every POST must carry
 	sessLang       = "lang" // the language chosen with ?lang=
 	sessSecret     = "secret"
@@ -94,6 +105,38 @@ type headerWriter http.Header
 func (w headerWriter) Header() http.Header         { return http.Header(w) }
 func (w headerWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w headerWriter) WriteHeader(int)             {}
+
+// sessionHash is what the database keeps of a session id: its SHA-256, so that a copy of the
+// sessions table signs nobody in.
+func sessionHash(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:])
+}
+
+// sessionAgentMaxChars bounds the browser's description kept with a session.
+const sessionAgentMaxChars = 120
+
+// sessionAgent is the User-Agent kept with a session, to tell a human's sessions apart on the
+// account page: printable characters only, shortened.
+func sessionAgent(ua string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range ua {
+		if n == sessionAgentMaxChars {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			n++
+		}
+	}
+	return b.String()
+}
+
+// sessionLifetime is how long a session lasts after its cookie was last written: the
+// cookie's own max age, so that the row and the cookie expire together.
+const sessionLifetime = sessionMaxAge * time.Second
 
 // str reads a string value of the session.
 func str(s *sessions.Session, key string) string {

@@ -63,7 +63,9 @@ func (p *pages) setup(r *pageRequest) error {
 	if err := p.db.DeleteSetting(c.UserContext(), storage.SettingSetupCode); err != nil {
 		p.log.Error("removing the setup code", "err", err) // harmless: the code no longer works
 	}
-	r.signIn(u)
+	if err := r.signIn(u); err != nil {
+		return err
+	}
 	return r.redirect("/")
 }
 

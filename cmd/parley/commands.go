@@ -32,6 +32,8 @@ func commands() []*command {
 			summary: "revoke the token with this id", run: runTokenRevoke},
 		{name: "user add", synopsis: "--name NAME [--password-stdin]",
 			summary: "create a human account for the pages", run: runUserAdd},
+		{name: "user signout", synopsis: "--name NAME",
+			summary: "end every session of the human NAME in the pages: each of their browsers must sign in again", run: runUserSignout},
 		{name: "room create", synopsis: "--name N --title T [--parent R] [--description D] [--json]",
 			summary: "create a room (inside the room R)", run: runRoomCreate},
 		{name: "room list", synopsis: "[--json]",

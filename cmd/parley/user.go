@@ -75,6 +75,40 @@ func runUserAdd(ctx context.Context, s *stdio, c *command, args []string) error 
 	return nil
 }
 
+// runUserSignout ends every session of one human (storage/sessions.go): a stolen cookie, a
+// lost laptop. The account stays; its owner signs in again.
+func runUserSignout(ctx context.Context, s *stdio, c *command, args []string) error {
+	f := newFlags(s, c)
+	name := f.String("name", "", "the account's `NAME`")
+	if err := f.parseFlagsOnly(args); err != nil {
+		return err
+	}
+	if !protocol.ValidHandle(*name) {
+		return usagef("user signout: give --name NAME (lower-case letters, digits, '.', '_', '-'; up to 64), not %q", *name)
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	db, err := openMigrated(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	u, err := db.UserByName(ctx, *name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return fmt.Errorf("there is no user named %s", *name)
+	} else if err != nil {
+		return err
+	}
+	n, err := db.EndSessions(ctx, u.ID)
+	if err != nil {
+		return fmt.Errorf("ending the sessions of %s: %w", *name, err)
+	}
+	fmt.Fprintf(s.out, "ended %d sessions of %s\n", n, protocol.HumanIdentity(*name))
+	return nil
+}
+
 func userExists(name string) error {
 	return fmt.Errorf("a user named %s already exists", name)
 }

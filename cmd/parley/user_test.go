@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/web/password"
 )
 
@@ -49,5 +52,39 @@ func TestUserAdd(t *testing.T) {
 		if ok, _ := password.Verify(b.PasswordHash, "no newline here"); !ok {
 			t.Error("the password read without a trailing newline does not verify")
 		}
+	})
+}
+
+// user signout ends every session of one human, and only theirs.
+func TestUserSignout(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		ctx := context.Background()
+		invocation{args: []string{"migrate", "--db", url}}.run(t).ok(t, "migrate")
+		db := openDB(t, url)
+		future := storage.Now().Add(time.Hour)
+		var ids []int64
+		for _, name := range []string{"alice", "bob"} {
+			u, err := db.CreateUser(ctx, name, "$argon2id$v=19$x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, u.ID)
+			for i := range 2 {
+				if _, err := db.CreateSession(ctx, u.ID, storage.NewSession{Hash: fmt.Sprintf("%s-%d", name, i), ExpiresAt: future}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		out := invocation{args: []string{"user", "signout", "--name", "alice", "--db", url}}.run(t).ok(t, "user signout").stdout
+		if !strings.Contains(out, "ended 2 sessions of human:alice") {
+			t.Errorf("user signout printed %q", out)
+		}
+		for i, want := range []int{0, 2} {
+			if list, err := db.Sessions(ctx, ids[i]); err != nil || len(list) != want {
+				t.Errorf("user %d has %d sessions, %v; want %d", ids[i], len(list), err, want)
+			}
+		}
+		invocation{args: []string{"user", "signout", "--name", "nobody", "--db", url}}.run(t).fails(t, "unknown user", exitRuntime, "no user named nobody")
+		invocation{args: []string{"user", "signout", "--db", url}}.run(t).fails(t, "no name", exitUsage, "--name")
 	})
 }

@@ -18,6 +18,7 @@ func TestPages(t *testing.T) {
 	}{
 		{"main-pages", testMainPages},
 		{"login", testLogin},
+		{"account", testAccount},
 		{"thread-list", testThreadList},
 		{"read-thread", testReadThread},
 		{"confirm", testConfirm},
