@@ -79,7 +79,7 @@ func TestGraphPage(t *testing.T) {
 			"/graph?thread=nonsense": "thread", "/graph?thread=th_999": "thread",
 			"/graph?claim=cl_x": "claim", "/graph?claim=cl_999": "claim", "/graph?claim=" + supported + "&thread=" + other: "claim",
 		} {
-			p = b.get(path + "&lang=de").must(t, http.StatusBadRequest)
+			p = b.get(path+"&lang=de").must(t, http.StatusBadRequest)
 			input := p.find(`form.filters input[name="` + field + `"][aria-invalid="true"][aria-describedby="graph-` + field + `-error"]`)
 			if input.Length() != 1 || p.find(`form.filters #graph-`+field+`-error.refusal[data-field="`+field+`"]`).Length() != 1 {
 				t.Errorf("%s: no refusal beside the %s field:\n%s", path, field, p.body)
@@ -227,7 +227,7 @@ func TestGraphPageFitsZoomsAndLinks(t *testing.T) {
 		}
 		b.get("/graph?zoom=3&x=-5&y=99").must(t, http.StatusOK) // an odd view is the whole picture, not a refusal
 
-		p = b.get("/graph?claim=" + strings.TrimPrefix(older, "cl_")).must(t, http.StatusOK)
+		p = b.get("/graph?claim="+strings.TrimPrefix(older, "cl_")).must(t, http.StatusOK)
 		if p.find(`[data-around="`+older+`"]`).Length() != 1 {
 			t.Error("the neighbourhood view does not say whose neighbourhood it is")
 		}
