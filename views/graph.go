@@ -35,8 +35,8 @@ type GraphPage struct {
 // FieldError is a form field's refusal: a message id and the value it speaks of.
 type FieldError struct{ ID, Value string }
 
-// GraphView is the part of the picture shown: at Zoom 1 the whole picture scaled to the
-// width of its box; at Zoom z a z-th of its width and height, panned by X and Y half views
+// GraphView is the part of the picture shown: at Zoom 1 the whole picture, scaled down to
+// the width of its box when it is wider; at Zoom z a z-th of its width and height, panned by X and Y half views
 // from the top left. The page crops the SVG's viewBox to it, so that no script is needed.
 type GraphView struct{ Zoom, X, Y int }
 
@@ -148,20 +148,22 @@ func (g GraphPage) wholeURL() string {
 }
 
 var (
-	svgSize    = regexp.MustCompile(`\s(width|height)="[^"]*"`)
+	svgHeight  = regexp.MustCompile(`\sheight="[^"]*"`)
 	svgViewBox = regexp.MustCompile(`viewBox="([-0-9.]+) ([-0-9.]+) ([0-9.]+) ([0-9.]+)"`)
 )
 
-// fitSVG is Graphviz's <svg> element scaled to the width of its box: without its fixed width
-// and height, so that its viewBox scales it (CSS gives it the box's width), the viewBox
-// cropped to view.
+// fitSVG is Graphviz's <svg> element made to fit the width of its box: its fixed height
+// dropped, so that its viewBox gives the height, and its width (the picture's own, in points)
+// kept as the most it is drawn at, which CSS caps at the box's width: a small graph is drawn
+// at its size, a large one scaled down to the box. The viewBox is cropped to view, so that
+// zoom z shows a z-th of the picture at the picture's own width.
 func fitSVG(svg []byte, view GraphView) []byte {
 	s := string(svg)
 	end := strings.Index(s, ">")
 	if !strings.HasPrefix(s, "<svg") || end < 0 {
 		return svg
 	}
-	open := svgSize.ReplaceAllString(s[:end], "")
+	open := svgHeight.ReplaceAllString(s[:end], "")
 	open = svgViewBox.ReplaceAllStringFunc(open, func(box string) string {
 		m := svgViewBox.FindStringSubmatch(box)
 		x, _ := strconv.ParseFloat(m[1], 64)
