@@ -71,7 +71,7 @@ func TestDOTIsReadByGraphviz(t *testing.T) {
 // The server-side picture: well-formed SVG with every node and each claim's colour.
 func TestRenderSVG(t *testing.T) {
 	g := sampleGraph()
-	svg, err := RenderSVG(context.Background(), g)
+	svg, err := RenderSVG(context.Background(), g, Drawing{})
 	if err != nil {
 		t.Fatal(err)
 	}

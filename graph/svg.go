@@ -12,12 +12,12 @@ import (
 // RenderSVG lays the graph out on the server and draws it as an <svg> element, the claims
 // filled by their certainty (CertaintyColours), for a page to embed inline: each node is a
 // <g> with the node's id and the classes of its type (claims also certainty-<c> and
-// grounded-<label>). Graphviz runs compiled to WebAssembly
+// grounded-<label>), its words in d's language, a link to d.Link's address. Graphviz runs compiled to WebAssembly
 // inside the process (github.com/goccy/go-graphviz): no cgo, no system package. Graphviz's
 // WebAssembly instance is shared, so graphs are parsed and drawn one at a time.
-func RenderSVG(ctx context.Context, g *Graph) ([]byte, error) {
+func RenderSVG(ctx context.Context, g *Graph, d Drawing) ([]byte, error) {
 	var dot bytes.Buffer
-	if err := WriteDOT(&dot, g); err != nil {
+	if err := writeDOT(&dot, g, d); err != nil {
 		return nil, err
 	}
 	gv, err := renderer(ctx)

@@ -58,14 +58,14 @@ func TestClaimEvents(t *testing.T) {
 }
 
 // § 12: expired is derived at read time from valid_until; an expired claim can no longer be
-// attested or verified, and shows its certainty apart.
+// attested or verified, and shows its certainty apart, until it is refuted.
 func TestClaimExpires(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		t.Parallel()
 		svc := newService(t, db)
 		a := claimActors
 		th := send(t, svc, a["alice"], `{"kind":"ask","body":"Which port?"}`).Thread.ID
-		until := time.Now().Add(400 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+		until := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano) // room for a loaded machine
 		c := mustClaim(t, svc, a["alice"], "assert", `{"thread":"`+th+`","statement":"8080 today","evidence":`+proof+`,"valid_until":"`+until+`"}`)
 		if c.Expired || c.ValidUntil == nil {
 			t.Fatalf("a fresh claim reads expired %v, valid_until %v", c.Expired, c.ValidUntil)
@@ -77,7 +77,18 @@ func TestClaimExpires(t *testing.T) {
 		}
 		_, err := claimOp(svc, a["bob"], "attest", `{"claim":"`+c.ID+`","evidence":`+proof+`}`)
 		wantRefused(t, err, protocol.ReasonInvalidTransition)
-		// A refutation still lands: proof against a claim is never too late.
+		// A refutation still lands: proof against a claim is never too late. The claim then
+		// shows how it ended, refuted, though expired (one precedence rule, Certainty), in
+		// its read and in the graph.
 		mustClaim(t, svc, a["bob"], "refute", `{"claim":"`+c.ID+`","evidence":`+proof+`,"body":"8081"}`)
+		got = mustClaim(t, svc, reader, "read", `{"claim":"`+c.ID+`"}`)
+		if !got.Expired || got.Certainty != string(protocol.ClaimRefuted) {
+			t.Errorf("a refuted claim past valid_until reads expired %v, certainty %s, want refuted", got.Expired, got.Certainty)
+		}
+		for _, n := range graphOf(t, svc, `{"thread":"`+th+`"}`).Nodes {
+			if n.ID == c.ID && (n.Certainty != "refuted" || n.Expired == nil || !*n.Expired) {
+				t.Errorf("the graph shows the refuted, expired claim as certainty %s, expired %v", n.Certainty, n.Expired)
+			}
+		}
 	})
 }

@@ -41,7 +41,9 @@ const (
 )
 
 // Graded certainty (§ 12): refuted < unverified < supported < verified; a superseded or
-// expired claim is shown apart, with its own word instead of a grade.
+// expired claim is shown apart, with its own word instead of a grade. One precedence rule
+// (Certainty): a claim that ended, refuted or superseded, shows how it ended even past its
+// valid_until; expiry grades only a standing claim (unverified, supported, verified).
 const (
 	CertaintySuperseded = "superseded"
 	CertaintyExpired    = "expired"
@@ -50,12 +52,13 @@ const (
 // CertaintyOrder is the grading, lowest first.
 var CertaintyOrder = []ClaimState{ClaimRefuted, ClaimUnverified, ClaimSupported, ClaimVerified}
 
-// Certainty is the grade a claim shows: its state for the graded states, else superseded or
-// expired.
+// Certainty is the grade a claim shows, the one rule every page, export and record uses: a
+// refuted or superseded claim shows how it ended, expired or not; a standing claim past its
+// valid_until shows expired; else its state.
 func Certainty(state ClaimState, expired bool) string {
 	switch {
-	case state == ClaimSuperseded:
-		return CertaintySuperseded
+	case state == ClaimRefuted || state == ClaimSuperseded:
+		return string(state)
 	case expired:
 		return CertaintyExpired
 	default:

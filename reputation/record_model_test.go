@@ -249,9 +249,11 @@ func (h *history) model(later time.Duration) map[string]*reputation.Record {
 	for id, c := range claims {
 		r := rec(c.asserter)
 		switch {
-		case c.state == "superseded":
+		case c.state == "superseded": // an ended claim shows how it ended, expired or not
 			r.Claims.Superseded++
-		case h.validUntil[id] && later > time.Hour:
+		case c.state == "refuted":
+			r.Claims.Refuted++
+		case h.validUntil[id] && later > time.Hour: // expiry grades only a standing claim
 			r.Claims.Expired++
 		case c.state == "verified":
 			r.Claims.Verified++
@@ -259,8 +261,6 @@ func (h *history) model(later time.Duration) map[string]*reputation.Record {
 			r.Claims.Supported++
 		case c.state == "unverified":
 			r.Claims.Unverified++
-		case c.state == "refuted":
-			r.Claims.Refuted++
 		}
 	}
 	for _, s := range stances {

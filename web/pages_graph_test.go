@@ -73,8 +73,24 @@ func TestGraphPage(t *testing.T) {
 		if p.find("figure svg").Length() != 0 || p.find("figure .empty").Length() != 1 {
 			t.Error("a filter nothing matches draws a picture or says nothing")
 		}
-		b.get("/graph?thread=nonsense").must(t, http.StatusNotFound)
-		b.get("/graph?thread=th_999").must(t, http.StatusNotFound)
+		// A typo in the form's thread or claim field is refused beside the field, the form
+		// kept as typed; an unknown address stays the 404 page.
+		for path, field := range map[string]string{
+			"/graph?thread=nonsense": "thread", "/graph?thread=th_999": "thread",
+			"/graph?claim=cl_x": "claim", "/graph?claim=cl_999": "claim", "/graph?claim=" + supported + "&thread=" + other: "claim",
+		} {
+			p = b.get(path+"&lang=de").must(t, http.StatusBadRequest)
+			input := p.find(`form.filters input[name="` + field + `"][aria-invalid="true"][aria-describedby="graph-` + field + `-error"]`)
+			if input.Length() != 1 || p.find(`form.filters #graph-`+field+`-error.refusal[data-field="`+field+`"]`).Length() != 1 {
+				t.Errorf("%s: no refusal beside the %s field:\n%s", path, field, p.body)
+			}
+			if !strings.Contains(p.text("#graph-"+field+"-error"), "Schreiben Sie") && !strings.Contains(p.text("#graph-"+field+"-error"), "gibt es") {
+				t.Errorf("%s: the refusal is not in German: %q", path, p.text("#graph-"+field+"-error"))
+			}
+			if p.find("h1").Text() == "" || p.find(`[data-page="graph"]`).Length() != 1 {
+				t.Errorf("%s: not the graph page", path)
+			}
+		}
 		b.get("/threads/th_999/graph").must(t, http.StatusNotFound)
 
 		for format, media := range map[string]string{"json": "application/json", "graphml": "application/graphml+xml", "dot": "text/vnd.graphviz", "aif": "application/json"} {
@@ -146,4 +162,106 @@ func TestGraphTooLargeToDraw(t *testing.T) {
 			t.Error("the state filter does not bring the picture back")
 		}
 	})
+}
+
+// The picture fits its box at first sight (scaled by its viewBox, no fixed height), zooms and
+// pans by plain links that crop the viewBox, speaks the reader's language in its node and edge
+// labels, links every node to its place in the thread, and draws one claim's neighbourhood.
+func TestGraphPageFitsZoomsAndLinks(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f, b, thread, ask := claimSite(t, db, protocol.Limits{})
+		older := f.assert(f.alice, thread, ask, "8080")
+		f.attest(f.bob, older)
+		newer := f.assert(f.alice, thread, ask, "8081 since 1.2", `"supersedes":["`+older+`"]`)
+		f.attest(f.bob, newer)
+		lone := f.assert(f.bob, thread, ask, "SQLite by default")
+
+		p := b.get("/graph?lang=de").must(t, http.StatusOK)
+		svg := p.find("figure#graph-picture svg.graph-svg")
+		if svg.Length() != 1 {
+			t.Fatalf("no fitted SVG:\n%s", p.body)
+		}
+		width := svg.AttrOr("width", "")
+		_, height := svg.Attr("height")
+		box := viewBox(t, svg.AttrOr("viewBox", ""))
+		if !strings.HasSuffix(width, "pt") || height || box[2] <= 0 {
+			t.Errorf("the SVG keeps a fixed height, lacks its own width as its largest, or its viewBox: width %q, height %v, viewBox %v", width, height, box)
+		}
+		words := svg.Find("text").Text()
+		for _, w := range []string{"gestützt", "ersetzt", "stützt", "verankert in", "Bezeugung · ainotes:bob", "begründet: IN"} {
+			if !strings.Contains(words, w) {
+				t.Errorf("the German drawing lacks %q: %s", w, words)
+			}
+		}
+		for _, w := range []string{"supports", "anchored", "supported", "attestation", "grounded"} {
+			if strings.Contains(words, w) {
+				t.Errorf("the German drawing shows the English %q: %s", w, words)
+			}
+		}
+		for _, id := range []string{older, newer, lone, ask} {
+			if svg.Find(`g#`+id+` a[href="/threads/`+thread+`#`+id+`"]`).Length() != 1 {
+				t.Errorf("node %s does not link to its place in the thread", id)
+			}
+		}
+		if p.find(`nav.graph-view [data-view^="pan-"]`).Length() != 0 || p.find(`nav.graph-view [data-view="fit"]`).Length() != 0 {
+			t.Error("the whole picture offers pan or fit links")
+		}
+		zoomIn := p.find(`nav.graph-view a[data-view="zoom-in"]`).AttrOr("href", "")
+		if !strings.Contains(zoomIn, "zoom=2") {
+			t.Fatalf("no zoom-in link: %q", zoomIn)
+		}
+		p = b.get(zoomIn).must(t, http.StatusOK)
+		zoomed := viewBox(t, p.find("svg.graph-svg").AttrOr("viewBox", ""))
+		if d := zoomed[2] - box[2]/2; d > 0.05 || d < -0.05 || zoomed[0] <= box[0] {
+			t.Errorf("zoom 2 shows viewBox %v of %v, want the centre half", zoomed, box)
+		}
+		for _, link := range []string{"fit", "zoom-out", "zoom-in", "pan-left", "pan-right", "pan-up", "pan-down"} {
+			if p.find(`nav.graph-view a[data-view="`+link+`"]`).Length() != 1 {
+				t.Errorf("zoom 2 from the centre offers no %s link", link)
+			}
+		}
+		right := p.find(`nav.graph-view a[data-view="pan-right"]`).AttrOr("href", "")
+		p = b.get(right).must(t, http.StatusOK)
+		if panned := viewBox(t, p.find("svg.graph-svg").AttrOr("viewBox", "")); panned[0] <= zoomed[0] || p.find(`[data-view="pan-right"]`).Length() != 0 {
+			t.Errorf("panning right shows viewBox %v after %v, or goes on past the edge", panned, zoomed)
+		}
+		b.get("/graph?zoom=3&x=-5&y=99").must(t, http.StatusOK) // an odd view is the whole picture, not a refusal
+
+		p = b.get("/graph?claim="+strings.TrimPrefix(older, "cl_")).must(t, http.StatusOK)
+		if p.find(`[data-around="`+older+`"]`).Length() != 1 {
+			t.Error("the neighbourhood view does not say whose neighbourhood it is")
+		}
+		for id, want := range map[string]int{older: 1, newer: 1, ask: 1, lone: 0} {
+			if got := p.find(`svg g#` + id).Length(); got != want {
+				t.Errorf("the neighbourhood of %s draws %s %d times, want %d", older, id, got, want)
+			}
+		}
+		if p.find(`svg g.attestation`).Length() != 2 {
+			t.Error("the neighbourhood lacks the attestations of the claim and of its successor")
+		}
+		if p = b.get("/graph").must(t, http.StatusOK); p.find(`.graph-claims a[data-neighbourhood="`+lone+`"][href="/graph?claim=`+lone+`"]`).Length() != 1 {
+			t.Error("the list does not link each claim's neighbourhood")
+		}
+		if b.get("/threads/"+thread+"/graph?claim="+lone).must(t, http.StatusOK).find(`svg g#`+lone).Length() != 1 {
+			t.Error("the thread's graph page does not draw a claim's neighbourhood")
+		}
+	})
+}
+
+// viewBox reads an SVG viewBox's four numbers.
+func viewBox(t *testing.T, s string) [4]float64 {
+	t.Helper()
+	var out [4]float64
+	f := strings.Fields(s)
+	if len(f) != 4 {
+		t.Fatalf("viewBox %q", s)
+	}
+	for i := range f {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			t.Fatalf("viewBox %q: %v", s, err)
+		}
+		out[i] = v
+	}
+	return out
 }

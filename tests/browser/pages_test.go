@@ -34,6 +34,7 @@ func TestPages(t *testing.T) {
 		{"hostile-body", testHostileBody},
 		{"csrf", testCSRF},
 		{"claims", testClaims},
+		{"graph-sizes", testGraphSizes},
 		{"live-pages", testLivePages},
 	}
 	for _, kind := range storagetest.Kinds() {
