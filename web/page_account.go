@@ -68,8 +68,10 @@ func (p *pages) changePassword(r *pageRequest) error {
 	} else if err != nil {
 		return err
 	}
+	write, cancel := r.afterPasswordCheck()
+	defer cancel()
 	id := randomToken()
-	s, err := p.db.ChangePassword(ctx, r.user.ID, hash, r.newSession(id))
+	s, err := p.db.ChangePassword(write, r.user.ID, hash, r.newSession(id))
 	if err != nil {
 		return err
 	}

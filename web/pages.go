@@ -266,18 +266,29 @@ func (r *pageRequest) notFound() error {
 // nothing planted before the login carries over. The language chosen stays. A session the
 // browser had before ends.
 func (r *pageRequest) signIn(u *storage.User) error {
+	ctx, cancel := r.afterPasswordCheck()
+	defer cancel()
 	id := randomToken()
-	s, err := r.p.db.CreateSession(r.c.UserContext(), u.ID, r.newSession(id))
+	s, err := r.p.db.CreateSession(ctx, u.ID, r.newSession(id))
 	if err != nil {
 		return err
 	}
 	if r.session != nil {
-		if err := r.p.db.EndSession(r.c.UserContext(), r.session.Hash); err != nil {
+		if err := r.p.db.EndSession(ctx, r.session.Hash); err != nil {
 			return err
 		}
 	}
 	r.carryOn(id, s, u)
 	return nil
+}
+
+// afterPasswordCheck is the context of the session's write after a password was checked:
+// bounded by a deadline of its own, since the check (waiting for its slot, then argon2id)
+// may have used up the request's on a busy machine, and a human who gave the right password
+// should not be refused for the time the check took. A hung database still answers within
+// that second deadline.
+func (r *pageRequest) afterPasswordCheck() (context.Context, context.CancelFunc) {
+	return r.p.svc.Bounded(context.WithoutCancel(r.c.UserContext()))
 }
 
 // newSession is the row of a session whose cookie will carry id.
