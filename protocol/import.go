@@ -317,7 +317,10 @@ func (w *importTx) importKeys(ctx context.Context, res *ImportResult) error {
 		d := did
 		stored, created, err := w.f.ImportKey(ctx, &storage.SigningKey{Identity: k.Identity, PublicKey: base64.StdEncoding.EncodeToString(pub),
 			DID: &d, Binding: &binding, CreatedAt: w.now})
-		if errors.Is(err, storage.ErrAlreadyExists) {
+		switch {
+		case errors.Is(err, storage.ErrAlreadyExists) && stored == nil:
+			return Refuse(ReasonInvalidTransition, "the key %s was stored by another import at the same time; import again, which writes only what is new", did)
+		case errors.Is(err, storage.ErrAlreadyExists):
 			return Refuse(ReasonInvalidTransition, "the key %s is bound to %s in realm %s, but here it is %s's; a key speaks for one identity only", did, k.Identity, w.src.realm, stored.Identity)
 		}
 		if err != nil {
@@ -367,7 +370,9 @@ func (w *importTx) claim(ctx context.Context, c *importClaim, origin *ClaimOrigi
 		OriginRealm: &origin.Realm, OriginClaim: &origin.Claim, OriginThread: &origin.Thread,
 	}
 	ct.applyState(claim, OpAssert, nil, ClaimUnverified)
-	if err := w.f.InsertClaim(ctx, claim); err != nil {
+	if err := w.f.InsertClaim(ctx, claim); errors.Is(err, storage.ErrAlreadyExists) {
+		return nil, false, Refuse(ReasonInvalidTransition, "claim %s of realm %s was brought in by another import at the same time; import again, which writes only what is new", origin.Claim, origin.Realm)
+	} else if err != nil {
 		return nil, false, err
 	}
 	return claim, true, ct.appendEvent(ctx, claim, OpAssert, nil, ClaimUnverified)

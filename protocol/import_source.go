@@ -43,6 +43,7 @@ type importClaim struct {
 	Origin    *ClaimOrigin `json:"origin"`
 	At        time.Time    `json:"created_at"`
 	stances   []*importStance
+	realm     string // the export's
 }
 
 // importStance is one stance of an exported claim.
@@ -106,6 +107,7 @@ func readJSONExport(data []byte, top map[string]json.RawMessage) (*importSource,
 	for i := range head.Claims {
 		c := head.Claims[i]
 		claim := c.importClaim
+		claim.realm = head.Realm
 		for kind, list := range map[string][]*importStance{"attest": c.Attestations, "refute": c.Refutations, "verify": c.Verifications} {
 			for _, st := range list {
 				st.kind = kind
@@ -149,8 +151,9 @@ type stanceProof struct {
 
 // checkDocument checks a signed stance's document against the stance and its claim: the proof
 // holds, its key is bound to the stance's author, and it says what the export shows — the
-// kind, the author, the claim's statement, the evidence, the note or body. It answers the
-// key's did.
+// kind, the author, the claim (its id in the realm the stance was signed in, when that is
+// the export's or the claim's origin), the claim's statement, the evidence, the note or body.
+// It answers the key's did.
 func (c *importClaim) checkDocument(st *importStance, bound map[string]string) (string, error) {
 	checked, err := signed.Verify(st.Document)
 	if err != nil {
@@ -180,6 +183,8 @@ func (c *importClaim) checkDocument(st *importStance, bound map[string]string) (
 		return "", fmt.Errorf("the export shows it as %s, but the signed stance is %s", st.kind, d.Stance)
 	case d.By != st.By.Identity:
 		return "", fmt.Errorf("the export names %s as its author, the signed stance %s", st.By.Identity, d.By)
+	case d.Realm == c.realm && d.Claim != c.ID, c.Origin != nil && d.Realm == c.Origin.Realm && d.Claim != c.Origin.Claim:
+		return "", fmt.Errorf("the signed stance is on %s of realm %s, not on this claim", d.Claim, d.Realm)
 	case d.StatementSHA256 != signed.StatementSHA256(c.Statement):
 		return "", fmt.Errorf("the signed stance is on another statement than claim %s's", c.ID)
 	case !same(d.Note, st.Note) || !same(d.Body, st.Body):
