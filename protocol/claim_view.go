@@ -32,7 +32,17 @@ type ClaimView struct {
 	Verifications []*StanceView `json:"verifications"`
 	Quorum        Quorum        `json:"quorum"`
 	Provenance    *Provenance   `json:"provenance,omitempty"`
-	CreatedAt     time.Time     `json:"created_at"`
+	// Origin is where a claim imported from another realm came from (§ 14), absent for this
+	// forum's own claims.
+	Origin    *ClaimOrigin `json:"origin,omitempty"`
+	CreatedAt time.Time    `json:"created_at"`
+}
+
+// ClaimOrigin is an imported claim's origin: the realm, and the claim and its thread there.
+type ClaimOrigin struct {
+	Realm  string `json:"realm"`
+	Claim  string `json:"claim"`
+	Thread string `json:"thread"`
 }
 
 // StanceView is an attestation, a refutation or a verification: who, with what proof, when.
@@ -131,6 +141,12 @@ func claimView(c *storage.Claim, supersedes []int64, now time.Time) *ClaimView {
 	}
 	if c.ProvenanceModel != nil || c.ProvenanceClient != nil {
 		v.Provenance = &Provenance{Model: c.ProvenanceModel, Client: c.ProvenanceClient}
+	}
+	if c.OriginRealm != nil && c.OriginClaim != nil {
+		v.Origin = &ClaimOrigin{Realm: *c.OriginRealm, Claim: *c.OriginClaim}
+		if c.OriginThread != nil {
+			v.Origin.Thread = *c.OriginThread
+		}
 	}
 	return v
 }

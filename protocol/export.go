@@ -54,12 +54,23 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 	}
 	// One snapshot for the whole export (§ 15): every claim in claims[] is a node, has its
 	// assert event, and reads the same state in both.
+	// The keys and their bindings are read in it too: a key is listed as it was when its
+	// stances were read.
 	var g *graph.Graph
 	var exp *Export
+	var keys *custody
+	// The realm key (which signs the bindings) is read before, so that the snapshot reads
+	// nothing outside itself.
+	if _, err := s.RealmKey(ctx); err != nil {
+		return fault(err)
+	}
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(scope)
 		var err error
-		if g, err = s.claimGraphIn(ctx, read, threadID); err != nil || f.Name != "json" {
+		if g, err = s.claimGraphIn(ctx, read, threadID); err != nil {
+			return err
+		}
+		if keys, err = s.custodyKeys(ctx, read, g); err != nil || f.Name != "json" {
 			return err
 		}
 		exp, err = s.forumExport(ctx, read, threadID)
@@ -86,11 +97,11 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 		}
 		doc = buf.Bytes()
 	case "graphml":
-		return s.writeGraphMLWithCustody(ctx, g, w)
+		return s.writeGraphMLWithCustody(ctx, g, keys, w)
 	default:
 		return f.Write(w, g)
 	}
-	signed, err := s.withCustody(ctx, g, f.Name, doc)
+	signed, err := s.withCustody(ctx, g, keys, f.Name, doc)
 	if err != nil {
 		return err
 	}

@@ -30,11 +30,20 @@ type CustodyKey struct {
 	Binding  json.RawMessage `json:"binding"`
 }
 
-// custodyKeys are the keys that made the graph's stance proofs, each with its binding.
-func (s *Service) custodyKeys(ctx context.Context, g *graph.Graph) ([]CustodyKey, error) {
+// custody is what an export says of its keys: each key that made one of its stance proofs,
+// with its binding, and the other realms whose keys signed bindings of imported keys.
+type custody struct {
+	keys   []CustodyKey
+	realms map[string]string
+}
+
+// custodyKeys are the keys that made the graph's stance proofs, each with its binding, read in
+// the export's own snapshot (read), and the realms that signed the imported ones: an imported
+// key's binding was checked against its realm's trusted key when it came, so the key that
+// signed it is that realm's.
+func (s *Service) custodyKeys(ctx context.Context, read *storage.Forum, g *graph.Graph) (*custody, error) {
 	seen := map[string]bool{}
-	out := []CustodyKey{}
-	read := s.db.Read()
+	out := &custody{keys: []CustodyKey{}, realms: map[string]string{}}
 	for _, n := range g.Nodes {
 		if n.Document == nil {
 			continue
@@ -67,15 +76,24 @@ func (s *Service) custodyKeys(ctx context.Context, g *graph.Graph) ([]CustodyKey
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, CustodyKey{ID: KeyKey(k.ID), Identity: k.Identity, DID: did, Binding: binding})
+		if k.Binding != nil {
+			var b struct {
+				Realm string `json:"realm"`
+			}
+			checked, verr := signed.Verify(binding)
+			if verr == nil && json.Unmarshal(binding, &b) == nil && b.Realm != s.realm {
+				out.realms[b.Realm] = checked[0].DID
+			}
+		}
+		out.keys = append(out.keys, CustodyKey{ID: KeyKey(k.ID), Identity: k.Identity, DID: did, Binding: binding})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(out.keys, func(i, j int) bool { return out.keys[i].ID < out.keys[j].ID })
 	return out, nil
 }
 
-// withCustody adds realm, realm_key, keys and (for AIF, whose nodes do not carry them)
+// withCustody adds realm, realm_key, keys, realms (when imported keys need them) and (for AIF, whose nodes do not carry them)
 // stance_documents to a JSON export, and signs it with the realm key.
-func (s *Service) withCustody(ctx context.Context, g *graph.Graph, format string, doc []byte) ([]byte, error) {
+func (s *Service) withCustody(ctx context.Context, g *graph.Graph, c *custody, format string, doc []byte) ([]byte, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &fields); err != nil {
 		return nil, err
@@ -84,16 +102,15 @@ func (s *Service) withCustody(ctx context.Context, g *graph.Graph, format string
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.custodyKeys(ctx, g)
-	if err != nil {
-		return nil, err
-	}
 	set := func(name string, v any) {
 		fields[name], _ = json.Marshal(v)
 	}
 	set("realm", s.realm)
 	set("realm_key", key.DID())
-	set("keys", keys)
+	set("keys", c.keys)
+	if len(c.realms) > 0 {
+		set("realms", c.realms)
+	}
 	if format == "aif" {
 		docs := map[string]json.RawMessage{}
 		for _, n := range g.Nodes {
@@ -116,7 +133,7 @@ const GraphMLCustodyPrefix = "<!-- parley-custody "
 // writeGraphMLWithCustody writes the GraphML and, after it, one comment line with the
 // ParleyExport document {type, format, realm, realm_key, keys, sha256 of every byte before
 // the comment} signed by the realm key.
-func (s *Service) writeGraphMLWithCustody(ctx context.Context, g *graph.Graph, w io.Writer) error {
+func (s *Service) writeGraphMLWithCustody(ctx context.Context, g *graph.Graph, c *custody, w io.Writer) error {
 	var buf bytes.Buffer
 	if err := graph.WriteGraphML(&buf, g); err != nil {
 		return err
@@ -125,15 +142,15 @@ func (s *Service) writeGraphMLWithCustody(ctx context.Context, g *graph.Graph, w
 	if err != nil {
 		return err
 	}
-	keys, err := s.custodyKeys(ctx, g)
-	if err != nil {
-		return err
-	}
 	sum := sha256.Sum256(buf.Bytes())
-	doc, err := json.Marshal(map[string]any{
+	head := map[string]any{
 		"type": "ParleyExport", "format": "graphml", "realm": s.realm, "realm_key": key.DID(),
-		"keys": keys, "sha256": hex.EncodeToString(sum[:]),
-	})
+		"keys": c.keys, "sha256": hex.EncodeToString(sum[:]),
+	}
+	if len(c.realms) > 0 {
+		head["realms"] = c.realms
+	}
+	doc, err := json.Marshal(head)
 	if err != nil {
 		return err
 	}

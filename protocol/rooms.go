@@ -243,6 +243,12 @@ const (
 // requireRoomAdmin: rooms are written by human administrators — a human whose account is an
 // administrator's.
 func (s *Service) requireRoomAdmin(ctx context.Context, a *Actor) error {
+	return s.requireAdmin(ctx, a, "rooms are written by human administrators")
+}
+
+// requireAdmin: a human whose account is an administrator's, or the operator at the command
+// line; anyone else is refused token_right_missing with why.
+func (s *Service) requireAdmin(ctx context.Context, a *Actor, why string) error {
 	if err := requireActor(a, RightRead); err != nil {
 		return err
 	}
@@ -250,17 +256,17 @@ func (s *Service) requireRoomAdmin(ctx context.Context, a *Actor) error {
 		return nil
 	}
 	if !a.Human {
-		return Refuse(ReasonTokenRightMissing, "rooms are written by human administrators")
+		return Refuse(ReasonTokenRightMissing, "%s", why)
 	}
 	name := strings.TrimPrefix(a.Identity, HumanRealm+":")
 	u, err := s.db.UserByName(ctx, name)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		return Refuse(ReasonTokenRightMissing, "rooms are written by human administrators")
+		return Refuse(ReasonTokenRightMissing, "%s", why)
 	case err != nil:
 		return fault(err)
 	case !u.Admin:
-		return Refuse(ReasonTokenRightMissing, "rooms are written by human administrators")
+		return Refuse(ReasonTokenRightMissing, "%s", why)
 	}
 	return nil
 }

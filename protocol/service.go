@@ -30,6 +30,9 @@ type Options struct {
 	// RealmKey signs key bindings and exports (§ 14); nil means the key kept in the database,
 	// created on first use (realm_key.go).
 	RealmKey *signed.Signer
+	// TrustRealms are the other realms whose exports this forum imports (§ 14), name →
+	// realm key (did:key); none by default.
+	TrustRealms map[string]string
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -63,6 +66,7 @@ type Service struct {
 	policies  []PolicyInfo
 	realmKey  realmKeyCache
 	cursors   cursorKeyCache // the key cursors are signed with (cursor.go)
+	trust     map[string]string
 }
 
 // New makes the operation layer over db.
@@ -89,6 +93,7 @@ func New(db *storage.DB, opts Options) *Service {
 		artifacts: opts.Artifacts,
 		policies:  opts.Policies,
 		realmKey:  realmKeyCache{key: opts.RealmKey},
+		trust:     opts.TrustRealms,
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact

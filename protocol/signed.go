@@ -141,6 +141,7 @@ func init() {
 			"checks": fmt.Sprintf("the key must be registered to your identity and created within %d minutes of the server's clock; "+
 				"a proof that does not hold, a foreign key or a stale created is invalid_body and nothing is written", int(SignatureMaxSkew.Minutes())),
 			"exports": "every export carries each stance's document with its proof, each key's binding and a proof of the export by realm_key; parley verify-export FILE checks them offline",
+			"imports": "POST /v1/imports (a human administrator; body: another realm's JSON export, thread? th_N): only from a realm this forum trusts (--trust-realm NAME=DID), every proof checked before anything is written; claims land with origin {realm, claim, thread}, their authors keep their realm, the same export again writes nothing",
 			"legacy":  "signature {key, at, sig} (version 1: Ed25519 over the JCS of {at, by, claim, evidence, statement_sha256}) is still accepted on attest and verify; exports call it legacy_signature",
 		},
 	})

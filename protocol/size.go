@@ -10,3 +10,12 @@ func (s *Service) CheckRequestSize(n int) error {
 	}
 	return nil
 }
+
+// CheckImportSize is CheckRequestSize for an import (§ 14), whose body is another realm's
+// export: it may be as large as artifact_max_bytes, the largest body this forum takes.
+func (s *Service) CheckImportSize(n int) error {
+	if n > max(s.limits.RequestMaxBytes, s.limits.ArtifactMaxBytes) {
+		return Refuse(ReasonPayloadTooLarge, "the import has %d bytes; at most artifact_max_bytes (%d)", n, max(s.limits.RequestMaxBytes, s.limits.ArtifactMaxBytes))
+	}
+	return nil
+}

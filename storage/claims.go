@@ -34,6 +34,11 @@ type Claim struct {
 	SealedQuorum *int      `bun:"sealed_quorum"`
 	CreatedAt    time.Time `bun:"created_at,notnull"`
 	UpdatedAt    time.Time `bun:"updated_at,notnull"`
+	// The origin of a claim imported from another realm (§ 14): the realm, the claim's id
+	// and its thread there; nil for this forum's own claims.
+	OriginRealm  *string `bun:"origin_realm"`
+	OriginClaim  *string `bun:"origin_claim"`
+	OriginThread *string `bun:"origin_thread"`
 }
 
 // Stance kinds as stored.
@@ -71,6 +76,8 @@ type Stance struct {
 	// it was checked, and ProofKeyID the key that made it.
 	Proof      *string `bun:"proof"`
 	ProofKeyID *int64  `bun:"proof_key_id"`
+	// OriginStance is the id of an imported stance in the realm it came from (§ 14).
+	OriginStance *string `bun:"origin_stance"`
 }
 
 // claimColumns are the columns a change of a claim writes.
@@ -166,4 +173,33 @@ func (f *Forum) CountAllStances(ctx context.Context, claimID int64) (int, error)
 func (f *Forum) CountClaimsOf(ctx context.Context, threadID int64) (int, error) {
 	n, err := f.q.NewSelect().Model((*Claim)(nil)).Where("thread_id = ?", threadID).Count(ctx)
 	return int(n), translate(err)
+}
+
+// ClaimByOrigin reads the claim imported from realm as its claim id there, or ErrNotFound.
+func (f *Forum) ClaimByOrigin(ctx context.Context, realm, claim string) (*Claim, error) {
+	c := new(Claim)
+	err := f.q.NewSelect().Model(c).Where("origin_realm = ?", realm).Where("origin_claim = ?", claim).Scan(ctx)
+	return c, translate(err)
+}
+
+// HasOriginStance reports whether a claim holds the stance imported as origin.
+func (f *Forum) HasOriginStance(ctx context.Context, claimID int64, origin string) (bool, error) {
+	ok, err := f.q.NewSelect().Model((*Stance)(nil)).
+		Where("claim_id = ?", claimID).Where("origin_stance = ?", origin).Exists(ctx)
+	return ok, translate(err)
+}
+
+// ThreadOfOrigin finds the thread here that holds claims imported from realm's thread, if
+// any.
+func (f *Forum) ThreadOfOrigin(ctx context.Context, realm, thread string) (int64, bool, error) {
+	var ids []int64
+	err := f.q.NewSelect().Model((*Claim)(nil)).Column("thread_id").
+		Where("origin_realm = ?", realm).Where("origin_thread = ?", thread).Order("id").Limit(1).Scan(ctx, &ids)
+	if err != nil {
+		return 0, false, translate(err)
+	}
+	if len(ids) == 0 {
+		return 0, false, nil
+	}
+	return ids[0], true, nil
 }

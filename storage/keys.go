@@ -52,6 +52,25 @@ func (f *Forum) RegisterKey(ctx context.Context, k *SigningKey) (*SigningKey, bo
 	return stored, n == 1, translate(err)
 }
 
+// ImportKey stores a key of another realm with the binding that realm signed, unless the
+// same identity holds it already, and answers whether it stored it. A key that another identity holds is ErrAlreadyExists: a
+// key speaks for one identity only, across realms too.
+func (f *Forum) ImportKey(ctx context.Context, k *SigningKey) (*SigningKey, bool, error) {
+	held, err := f.KeyByDID(ctx, *k.DID)
+	switch {
+	case err == nil && held.Identity != k.Identity:
+		return held, false, ErrAlreadyExists
+	case err == nil:
+		return held, false, nil
+	case !errors.Is(err, ErrNotFound):
+		return nil, false, err
+	}
+	if _, err := f.q.NewInsert().Model(k).Returning("id").Exec(ctx); err != nil {
+		return nil, false, translate(err)
+	}
+	return k, true, nil
+}
+
 // KeyByDID reads the key of a did:key, or ErrNotFound.
 func (f *Forum) KeyByDID(ctx context.Context, did string) (*SigningKey, error) {
 	k := new(SigningKey)

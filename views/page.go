@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/a-h/templ"
@@ -25,6 +26,9 @@ type Page struct {
 	// Rooms are the rooms the reader reaches (§ 16), for the navigation and the names of
 	// the rooms on every page; nil where there is no reader yet.
 	Rooms []*protocol.RoomView
+	// Realm is this forum's realm: an identity of any other realm (but human) came with an
+	// import and is marked foreign; "" marks none.
+	Realm string
 	// Main are attributes of the page's main element: a profile names its identity there
 	// (data-identity, § 17).
 	Main templ.Attributes
@@ -76,4 +80,15 @@ func langURL(ctx context.Context, lang string) string {
 	}
 	q.Set("lang", lang)
 	return p.Path + "?" + q.Encode()
+}
+
+// foreignRealm is the realm of an identity of another realm than this forum's, "" for this
+// forum's own agents and humans.
+func foreignRealm(ctx context.Context, identity string) string {
+	own := page(ctx).Realm
+	realm, _, ok := strings.Cut(identity, ":")
+	if !ok || own == "" || realm == own || realm == protocol.HumanRealm {
+		return ""
+	}
+	return realm
 }

@@ -36,6 +36,9 @@ type apiRoute struct {
 	// an Idempotency-Key; one without a name is known by its method and path. Writes that MCP
 	// has too are named after their tool, so that a retry over either transport is the same.
 	name string
+	// large: the body may be as large as an import's (protocol.CheckImportSize), not only
+	// request_max_bytes.
+	large bool
 }
 
 // writeName is the name of a write route's operation ("" for a read).
@@ -87,7 +90,7 @@ func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Met
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
-	for _, r := range append(append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...), more...) {
+	for _, r := range append(append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...), append(importRoutes(svc), more...)...) {
 		h := a.handler(r)
 		app.Add(r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
@@ -116,7 +119,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		// and the inbox bounds each of its reads.
 		bounded, cancel := a.svc.Bounded(c.UserContext())
 		defer cancel()
-		actor, err := a.admit(c, bounded)
+		admit := a.admit
+		if r.large {
+			admit = a.admitLarge
+		}
+		actor, err := admit(c, bounded)
 		if err != nil {
 			return a.writeError(c, err)
 		}
@@ -166,6 +173,14 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 // token. The caller is nil without a token, for the operation to refuse or not.
 func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
 	if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
+		return nil, err
+	}
+	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
+}
+
+// admitLarge is admit for a route whose body may be as large as an import.
+func (a *api) admitLarge(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
+	if err := a.svc.CheckImportSize(requestSize(c)); err != nil {
 		return nil, err
 	}
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))

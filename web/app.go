@@ -32,6 +32,9 @@ type Options struct {
 	// RealmKey signs key bindings and exports (PROTOCOL.md § 14); nil means the key kept in
 	// the database, created there on first use (parley serve loads it before it listens).
 	RealmKey *signed.Signer
+	// TrustRealms are the realms whose exports POST /v1/imports takes (PROTOCOL.md § 14),
+	// name → realm key; none by default.
+	TrustRealms map[string]string
 	// PublicRead lets everyone read the pages without signing in; acting always needs a login.
 	PublicRead bool
 	// Static holds the files served under /static; nil serves none.
@@ -86,7 +89,7 @@ func New(opts Options) *fiber.App {
 
 	// One operation layer for every transport: the same decisions, one rate limiter.
 	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
-		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey,
+		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey, TrustRealms: opts.TrustRealms,
 		Policies: []protocol.PolicyInfo{{Name: "reputation", Version: reputation.Evidence1Name}}})
 	// The instance's reputation policy (§ 17), beside the protocol, never inside it.
 	rep := reputation.New(svc, reputation.Options{})

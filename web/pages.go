@@ -168,7 +168,7 @@ func (p *pages) begin(c *fiber.Ctx) (*pageRequest, error) {
 	lang := locale.Match(c.Query("lang"), str(r.sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))
 	r.page = &views.Page{
 		Tr: locale.For(lang), CSRF: str(r.sess, sessCSRF),
-		Path: c.Path(), Query: queryOf(c), Now: time.Now(),
+		Path: c.Path(), Query: queryOf(c), Now: time.Now(), Realm: p.svc.Realm(),
 	}
 	if r.user != nil {
 		r.page.Viewer = &views.Viewer{Name: r.user.Name, Admin: r.user.Admin}

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	ListenDB       string         // a direct Postgres URL for LISTEN; "" means DB
 	// RequestDeadline bounds one request's database work, and is Postgres's statement_timeout.
 	RequestDeadline time.Duration
+	// TrustRealms are the other realms whose exports this forum imports (PROTOCOL.md § 14):
+	// name → realm key (did:key); none by default.
+	TrustRealms map[string]string
 }
 
 // option is one setting with the three places it can come from. Where a value is found first
@@ -45,6 +49,9 @@ type option struct {
 	def   string
 	usage string
 	set   func(c *Config, v string) error
+	// repeat: the flag may be given more than once; its values join as one comma-separated
+	// list, the form of the environment variable and the file key.
+	repeat bool
 }
 
 // minSessionKey is the shortest session key accepted: 32 characters carry at least the 128
@@ -124,6 +131,13 @@ var options = []option{
 			c.RequestDeadline = d
 			return nil
 		}},
+	{flag: "trust-realm", env: "PARLEY_TRUST_REALMS", key: "trust_realms", def: "", repeat: true,
+		usage: "trust the exports of another realm, `NAME=DID`: its name and its realm key (did:key, as its parley realm-key prints it); repeatable, or name=did,… (default: no other realm is trusted)",
+		set: func(c *Config, v string) error {
+			trust, err := parseTrustRealms(v)
+			c.TrustRealms = trust
+			return err
+		}},
 	{flag: "public-read", env: "PARLEY_PUBLIC_READ", key: "public_read", def: "false",
 		usage: "let everyone read the pages without signing in (`true` or false); acting always needs a login",
 		set: func(c *Config, v string) error {
@@ -160,6 +174,34 @@ func oneOf(field func(c *Config) *string, choices ...string) func(c *Config, v s
 		}
 		return fmt.Errorf("%q is not one of %s", v, strings.Join(choices, ", "))
 	}
+}
+
+// parseTrustRealms reads name=did,…: each name a realm's (not human), each did an Ed25519
+// did:key; one name may not be trusted with two keys.
+func parseTrustRealms(list string) (map[string]string, error) {
+	trust := map[string]string{}
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, did, ok := strings.Cut(item, "=")
+		name, did = strings.TrimSpace(name), strings.TrimSpace(did)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("trusted realm %q is not NAME=DID", item)
+		case !protocol.ValidHandle(name) || name == protocol.HumanRealm:
+			return nil, fmt.Errorf("trusted realm %q: %q is not a realm's name", item, name)
+		}
+		if _, err := signed.ParseDIDKey(did); err != nil || strings.Contains(did, "#") {
+			return nil, fmt.Errorf("trusted realm %q: %q is not a realm key (did:key:z6Mk…, as parley realm-key prints it)", item, did)
+		}
+		if other, seen := trust[name]; seen && other != did {
+			return nil, fmt.Errorf("realm %s is trusted with two keys, %s and %s", name, other, did)
+		}
+		trust[name] = did
+	}
+	return trust, nil
 }
 
 // parsePrefixes reads a comma-separated list of CIDR prefixes; a single address stands for

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/signed"
 )
 
 func TestConfigPrecedence(t *testing.T) {
@@ -152,6 +156,11 @@ func TestConfigErrors(t *testing.T) {
 		{name: "public_read not a switch", env: []string{"PARLEY_PUBLIC_READ=maybe"}, want: "not true or false"},
 		{name: "a string key as a boolean", file: "realm = true\n", want: "realm must be a string"},
 		{name: "missing config file", env: []string{"PARLEY_CONFIG=/nonexistent/parley.toml"}, want: "cannot read the config file"},
+		{name: "trusted realm without a key", flags: map[string]string{"trust-realm": "alpha"}, want: "is not NAME=DID"},
+		{name: "trusted realm named human", env: []string{"PARLEY_TRUST_REALMS=human=" + alphaDID}, want: "not a realm's name"},
+		{name: "trusted realm with a key of small order", env: []string{"PARLEY_TRUST_REALMS=alpha=" + weakDID}, want: "is not a realm key"},
+		{name: "trusted realm with a verification method", flags: map[string]string{"trust-realm": "alpha=" + alphaDID + "#" + alphaDID[len("did:key:"):]}, want: "is not a realm key"},
+		{name: "one realm, two keys", file: "trust_realms = \"alpha=" + alphaDID + ",alpha=" + betaDID + "\"\n", want: "trusted with two keys"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			flags, env := configFixture(t, tc.flags, tc.env, tc.file)
@@ -235,4 +244,51 @@ func TestConfigurationSources(t *testing.T) {
 			t.Errorf("token list shows other than three tokens:\n%s", out)
 		}
 	})
+}
+
+// Two honest realm keys for the trust settings' cases.
+var (
+	alphaDID = signed.NewSigner(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{'a'}, ed25519.SeedSize))).DID()
+	betaDID  = signed.NewSigner(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{'b'}, ed25519.SeedSize))).DID()
+	// weakDID is the identity point's did:key, a key of small order.
+	weakDID = signed.DIDKey(ed25519.PublicKey(append([]byte{1}, make([]byte, 31)...)))
+)
+
+// --trust-realm, repeated, joins its values; PARLEY_TRUST_REALMS and the file key take the
+// joined form.
+func TestTrustRealms(t *testing.T) {
+	want := map[string]string{"alpha": alphaDID, "beta": betaDID}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		file string
+	}{
+		{name: "repeated flag", args: []string{"--trust-realm", "alpha=" + alphaDID, "--trust-realm", "beta=" + betaDID}},
+		{name: "environment", env: []string{"PARLEY_TRUST_REALMS=alpha=" + alphaDID + ", beta=" + betaDID}},
+		{name: "file", file: "trust_realms = \"alpha=" + alphaDID + ",beta=" + betaDID + "\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := tc.env
+			if tc.file != "" {
+				path := filepath.Join(t.TempDir(), "parley.toml")
+				if err := os.WriteFile(path, []byte(tc.file), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				env = append(env, configEnv+"="+path)
+			}
+			f := newFlags(&stdio{environ: env}, &command{name: "import"})
+			f.option("trust-realm")
+			if _, err := f.parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := f.config()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(cfg.TrustRealms, want) {
+				t.Errorf("trusted %v, want %v", cfg.TrustRealms, want)
+			}
+		})
+	}
 }

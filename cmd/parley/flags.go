@@ -39,6 +39,10 @@ func (f *cmdline) option(name string) {
 			if o.env != "" {
 				usage += " (also " + o.env + ")"
 			}
+			if o.repeat {
+				f.Var(&listFlag{}, o.flag, usage)
+				return
+			}
 			f.String(o.flag, o.def, usage)
 			return
 		}
@@ -129,4 +133,15 @@ func (f *cmdline) printHelp() {
 		fmt.Fprintf(tw, "  --%s%s\t%s\n", fl.Name, name, strings.TrimSpace(usage))
 	})
 	tw.Flush()
+}
+
+// listFlag is a flag that may be given more than once: its value is every value given,
+// joined by commas.
+type listFlag struct{ values []string }
+
+func (l *listFlag) String() string { return strings.Join(l.values, ",") }
+
+func (l *listFlag) Set(v string) error {
+	l.values = append(l.values, v)
+	return nil
 }

@@ -25,7 +25,7 @@ const shutdownTimeout = 25 * time.Second
 
 func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
-	for _, name := range []string{"addr", "session-key", "trusted-proxies", "log-format", "log-level", "metrics-addr", "listen-db", "request-deadline", "public-read"} {
+	for _, name := range []string{"addr", "session-key", "trusted-proxies", "log-format", "log-level", "metrics-addr", "listen-db", "request-deadline", "public-read", "trust-realm"} {
 		f.option(name)
 	}
 	if err := f.parseFlagsOnly(args); err != nil {
@@ -113,6 +113,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		MetricsElsewhere: metricsSrv != nil,
 		RequestDeadline:  cfg.RequestDeadline,
 		PublicRead:       cfg.PublicRead,
+		TrustRealms:      cfg.TrustRealms,
 	})
 	served := make(chan error, 1)
 	go func() { served <- app.Listener(ln) }()

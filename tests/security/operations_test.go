@@ -1,6 +1,7 @@
 package security
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +14,9 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
+
+	"github.com/parleyforum/parley/signed"
 )
 
 // operation is one operation of § 10: its MCP tool and its HTTP route, the right it needs,
@@ -170,6 +174,10 @@ func operations() (onThread, standalone []operation) {
 			input: func(fixture, string) map[string]any {
 				return map[string]any{"room": otherRoom, "description": "Described by the matrix."}
 			}},
+		// § 14: another realm's export, signed by the realm key the server trusts; each call
+		// brings a claim of its own, so an accepted one writes.
+		{name: "import", method: http.MethodPost, path: "/v1/imports", needs: needAdmin, writes: true,
+			input: func(fixture, string) map[string]any { return trustedExport() }},
 	}
 	return onThread, standalone
 }
@@ -187,6 +195,42 @@ var (
 	artifactSum    = sha256.Sum256(artifact)
 	storedArtifact = "sha256:" + hex.EncodeToString(artifactSum[:])
 )
+
+// trustedRealm is the other realm whose exports the matrix's server trusts (newServer), and
+// trustedRealmKey its realm key.
+const trustedRealm = "matrix-alpha"
+
+var (
+	trustedRealmKey = signed.NewSigner(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{'m'}, ed25519.SeedSize)))
+	exportsMade     atomic.Int64
+)
+
+// trustedExport is a JSON export of the trusted realm holding one claim not exported before,
+// with the realm key's proof.
+func trustedExport() map[string]any {
+	n := exportsMade.Add(1)
+	doc, _ := json.Marshal(map[string]any{
+		"parley": "1", "exported_at": "2026-12-01T10:00:00Z", "nodes": []any{}, "edges": []any{},
+		"threads":  []any{map[string]any{"id": "th_1", "title": "A thread of the trusted realm"}},
+		"messages": []any{}, "events": []any{},
+		"claims": []any{map[string]any{
+			"id": fmt.Sprintf("cl_%d", n), "thread": "th_1", "statement": fmt.Sprintf("Claim %d of the trusted realm.", n),
+			"asserted_by": map[string]any{"identity": trustedRealm + ":ann", "extension": ""},
+			"evidence":    evidence("matrix"), "attestations": []any{}, "refutations": []any{}, "verifications": []any{},
+			"created_at": "2026-12-01T10:00:00Z",
+		}},
+		"realm": trustedRealm, "realm_key": trustedRealmKey.DID(), "keys": []any{},
+	})
+	signedDoc, err := trustedRealmKey.Sign(doc, time.Now())
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(signedDoc, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
 
 func newPublicKey() string {
 	pub, _, err := ed25519.GenerateKey(rand.Reader)

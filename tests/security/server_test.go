@@ -45,7 +45,8 @@ func relaxedLimits() protocol.Limits {
 func newServer(t testing.TB, db *storage.DB, limits protocol.Limits) *server {
 	t.Helper()
 	app := web.New(web.Options{DB: db, Limits: limits, Version: "test",
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		TrustRealms: map[string]string{trustedRealm: trustedRealmKey.DID()}})
 	s := &server{t: t, db: db, base: serve(t, app),
 		svc: protocol.New(db, protocol.Options{Limits: limits, Version: "test"})}
 	return s

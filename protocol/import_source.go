@@ -1,0 +1,211 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/parleyforum/parley/graph"
+	"github.com/parleyforum/parley/signed"
+)
+
+// Reading what an import brings (§ 14): another realm's export, read into the one form the
+// import writes from — its custody (realm, realm key, the other realms it names, the keys with
+// their bindings) and its claims with their stances. Each export format that carries claims
+// has its reader here; the checks and the writing do not depend on the format. The JSON
+// export of parley export is read today; a JSON Lines reader (§ 15) adds a case to
+// readImportSource and fills the same importSource.
+
+// importSource is an export as the import reads it.
+type importSource struct {
+	// data is the export exactly as given, for graph.CheckCustody.
+	data     []byte
+	realm    string
+	realmKey string
+	// realms are the other realms the export names, with their keys (bindings of imported
+	// keys are by them).
+	realms  map[string]string
+	keys    []CustodyKey
+	proof   bool
+	threads map[string]string // source thread id → title
+	claims  []*importClaim
+}
+
+// importClaim is one claim of the export.
+type importClaim struct {
+	ID        string       `json:"id"`
+	Thread    string       `json:"thread"`
+	Statement string       `json:"statement"`
+	By        Party        `json:"asserted_by"`
+	Evidence  []Evidence   `json:"evidence"`
+	Origin    *ClaimOrigin `json:"origin"`
+	At        time.Time    `json:"created_at"`
+	stances   []*importStance
+	realm     string // the export's
+}
+
+// importStance is one stance of an exported claim.
+type importStance struct {
+	ID       string          `json:"id"`
+	By       Party           `json:"by"`
+	Evidence []Evidence      `json:"evidence"`
+	Note     *string         `json:"note"`
+	Body     *string         `json:"body"`
+	At       time.Time       `json:"at"`
+	Document json.RawMessage `json:"document"`
+	kind     string
+}
+
+// readImportSource reads data as an export whose claims can be imported.
+func readImportSource(data []byte) (*importSource, *Error) {
+	trimmed := bytes.TrimSpace(data)
+	if bytes.HasPrefix(trimmed, []byte("<")) || bytes.HasPrefix(trimmed, []byte("digraph")) {
+		return nil, Refuse(ReasonInvalidBody, "the import takes the JSON export (parley export --format json), not GraphML or DOT")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(trimmed, &top); err != nil {
+		return nil, Refuse(ReasonInvalidBody, "the import is not a JSON export (parley export --format json): %v", err)
+	}
+	if _, aif := top["locutions"]; aif {
+		return nil, Refuse(ReasonInvalidBody, "the import takes the JSON export (parley export --format json); an AIF export carries no claims to import")
+	}
+	if _, ok := top["claims"]; !ok {
+		return nil, Refuse(ReasonInvalidBody, "the import is not a Parley JSON export: it has no claims")
+	}
+	return readJSONExport(data, top)
+}
+
+// readJSONExport reads the JSON export of parley export.
+func readJSONExport(data []byte, top map[string]json.RawMessage) (*importSource, *Error) {
+	var head struct {
+		Realm    string            `json:"realm"`
+		RealmKey string            `json:"realm_key"`
+		Realms   map[string]string `json:"realms"`
+		Keys     []CustodyKey      `json:"keys"`
+		Threads  []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+		} `json:"threads"`
+		Claims []struct {
+			importClaim
+			Attestations  []*importStance `json:"attestations"`
+			Refutations   []*importStance `json:"refutations"`
+			Verifications []*importStance `json:"verifications"`
+		} `json:"claims"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, Refuse(ReasonInvalidBody, "the JSON export cannot be read: %v", err)
+	}
+	_, hasProof := top["proof"]
+	src := &importSource{data: data, realm: head.Realm, realmKey: head.RealmKey, realms: head.Realms,
+		keys: head.Keys, proof: hasProof, threads: map[string]string{}}
+	for _, t := range head.Threads {
+		src.threads[t.ID] = t.Title
+	}
+	for i := range head.Claims {
+		c := head.Claims[i]
+		claim := c.importClaim
+		claim.realm = head.Realm
+		for kind, list := range map[string][]*importStance{"attest": c.Attestations, "refute": c.Refutations, "verify": c.Verifications} {
+			for _, st := range list {
+				st.kind = kind
+				claim.stances = append(claim.stances, st)
+			}
+		}
+		// In the order they were taken: the state is recomputed by replaying them.
+		sort.SliceStable(claim.stances, func(a, b int) bool {
+			if !claim.stances[a].At.Equal(claim.stances[b].At) {
+				return claim.stances[a].At.Before(claim.stances[b].At)
+			}
+			return stanceNumber(claim.stances[a].ID) < stanceNumber(claim.stances[b].ID)
+		})
+		src.claims = append(src.claims, &claim)
+	}
+	return src, nil
+}
+
+// stanceNumber is the number of a stance id (att_7 → 7), 0 when it has none.
+func stanceNumber(id string) int64 {
+	for _, prefix := range []string{"att_", "ref_", "ver_"} {
+		if n, ok := ParseIDString(id, prefix); ok {
+			return n
+		}
+	}
+	return 0
+}
+
+// stanceProof is what a stance's document says, to compare with the stance the export shows.
+type stanceProof struct {
+	Type            string     `json:"type"`
+	Stance          string     `json:"stance"`
+	Realm           string     `json:"realm"`
+	Claim           string     `json:"claim"`
+	StatementSHA256 string     `json:"statement_sha256"`
+	By              string     `json:"by"`
+	Evidence        []Evidence `json:"evidence"`
+	Note            *string    `json:"note"`
+	Body            *string    `json:"body"`
+}
+
+// checkDocument checks a signed stance's document against the stance and its claim: the proof
+// holds, its key is bound to the stance's author, and it says what the export shows — the
+// kind, the author, the claim (its id in the realm the stance was signed in, when that is
+// the export's or the claim's origin), the claim's statement, the evidence, the note or body.
+// It answers the key's did.
+func (c *importClaim) checkDocument(st *importStance, bound map[string]string) (string, error) {
+	checked, err := signed.Verify(st.Document)
+	if err != nil {
+		return "", err
+	}
+	var d stanceProof
+	if err := json.Unmarshal(st.Document, &d); err != nil {
+		return "", fmt.Errorf("the document cannot be read: %v", err)
+	}
+	did := checked[0].DID
+	same := func(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	evidenceJSON := func(items []Evidence) string {
+		if items == nil {
+			items = []Evidence{}
+		}
+		raw, _ := json.Marshal(items)
+		return string(raw)
+	}
+	switch {
+	case d.Type != "ParleyStance":
+		return "", fmt.Errorf("the document is not a ParleyStance")
+	case bound[did] == "":
+		return "", fmt.Errorf("its key %s has no binding in the export that holds", did)
+	case bound[did] != d.By:
+		return "", fmt.Errorf("its key %s is bound to %s, not to its author %s", did, bound[did], d.By)
+	case d.Stance != st.kind:
+		return "", fmt.Errorf("the export shows it as %s, but the signed stance is %s", st.kind, d.Stance)
+	case d.By != st.By.Identity:
+		return "", fmt.Errorf("the export names %s as its author, the signed stance %s", st.By.Identity, d.By)
+	case d.Realm == c.realm && d.Claim != c.ID, c.Origin != nil && d.Realm == c.Origin.Realm && d.Claim != c.Origin.Claim:
+		return "", fmt.Errorf("the signed stance is on %s of realm %s, not on this claim", d.Claim, d.Realm)
+	case d.StatementSHA256 != signed.StatementSHA256(c.Statement):
+		return "", fmt.Errorf("the signed stance is on another statement than claim %s's", c.ID)
+	case !same(d.Note, st.Note) || !same(d.Body, st.Body):
+		return "", fmt.Errorf("the export's note or body is not the signed one")
+	case evidenceJSON(d.Evidence) != evidenceJSON(st.Evidence):
+		return "", fmt.Errorf("the export's evidence is not the signed evidence")
+	}
+	return did, nil
+}
+
+// custodyHolds checks every proof of the export offline as parley verify-export does, and
+// answers the first that fails.
+func (src *importSource) custodyHolds() error {
+	report, err := graph.CheckCustody(src.data)
+	if err != nil {
+		return err
+	}
+	for _, l := range report.Lines {
+		if l.Err != nil {
+			return fmt.Errorf("%s: %v", l.What, l.Err)
+		}
+	}
+	return nil
+}
