@@ -1,5 +1,5 @@
 // Package static holds the files Parley serves under /static, embedded in the binary: its
-// stylesheet (css/) and the browser libraries it vendors (vendor/, copied from the npm
+// stylesheet (css/), its icon (favicon.svg) and the browser libraries it vendors (vendor/, copied from the npm
 // packages pinned in package.json by `make assets`, and not kept in git).
 package static
 
@@ -12,7 +12,7 @@ import (
 
 // vendor/README.md is committed so that the embed compiles before `make assets` has run.
 //
-//go:embed css vendor
+//go:embed css vendor favicon.svg
 var files embed.FS
 
 // FS returns the static files with paths as served below /static: css/parley.css is

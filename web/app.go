@@ -61,9 +61,18 @@ type Options struct {
 // file; a new group is one more line here.
 func New(opts Options) *fiber.App {
 	opts = withDefaults(opts)
+	// One operation layer for every transport: the same decisions, one rate limiter.
+	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
+		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey, TrustRealms: opts.TrustRealms,
+		Policies: []protocol.PolicyInfo{{Name: "reputation", Version: reputation.Evidence1Name}}})
+	// The instance's reputation policy (§ 17), beside the protocol, never inside it.
+	rep := reputation.New(svc, reputation.Options{})
+
+	// The pages exist before the app: its error handler answers with their error pages.
+	p := newPages(svc, rep, opts)
 	app := fiber.New(fiber.Config{
 		DisableStartupMessage: true, // parley serve prints its own, once it accepts connections
-		ErrorHandler:          errorHandler(opts.Logger),
+		ErrorHandler:          errorHandler(opts.Logger, p),
 		BodyLimit:             bodyLimit(opts.Limits),
 		ReadTimeout:           opts.Timeouts.Read,
 		WriteTimeout:          opts.Timeouts.Write,
@@ -87,13 +96,6 @@ func New(opts Options) *fiber.App {
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
 	app.Use(refuseAmbiguousFraming)
 
-	// One operation layer for every transport: the same decisions, one rate limiter.
-	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
-		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey, TrustRealms: opts.TrustRealms,
-		Policies: []protocol.PolicyInfo{{Name: "reputation", Version: reputation.Evidence1Name}}})
-	// The instance's reputation policy (§ 17), beside the protocol, never inside it.
-	rep := reputation.New(svc, reputation.Options{})
-
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {
 		registerMetrics(app, opts.Metrics)
@@ -103,7 +105,7 @@ func New(opts Options) *fiber.App {
 	registerExport(app, svc, opts.Logger, opts.Metrics)
 	registerMCP(app, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
 	registerStatic(app, opts.Static)
-	registerPages(app, svc, rep, opts)
+	p.register(app)
 	return app
 }
 

@@ -128,8 +128,8 @@ func TestSetup(t *testing.T) {
 	})
 }
 
-// An error or a panic inside a handler reaches the client as a bare 500, without its detail,
-// and the log as all of it.
+// An error or a panic inside a handler reaches the client as the forum's 500 page, without
+// its detail, and the log as all of it.
 func TestInternalErrorsStayInside(t *testing.T) {
 	db := storagetest.Open(t, storage.SQLite)
 	log, logged := quiet()
@@ -140,8 +140,9 @@ func TestInternalErrorsStayInside(t *testing.T) {
 	}
 	for _, target := range []string{"/setup?code=x", "/boom"} {
 		status, _, body := do(t, app, http.MethodGet, target)
-		if status != http.StatusInternalServerError || body != "Internal Server Error" {
-			t.Errorf("GET %s = %d %q, want a bare 500", target, status, body)
+		if status != http.StatusInternalServerError || !strings.Contains(body, `data-status="500"`) ||
+			strings.Contains(body, "secret") || strings.Contains(body, "closed") {
+			t.Errorf("GET %s = %d %q, want the 500 page without the fault", target, status, body)
 		}
 	}
 	for _, want := range []string{"database is closed", "the secret detail", "goroutine"} {

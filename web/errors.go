@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,10 +16,11 @@ import (
 )
 
 // errorHandler answers an error a handler returned. On the API paths it is a refusal in JSON
-// (answersAsAPI). Elsewhere a *fiber.Error (404, 405, 413 …) is the client's to know;
-// anything else is logged and answered as a bare 500, so that no internal detail (an SQL
-// error, a file path) reaches the client.
-func errorHandler(log *slog.Logger) fiber.ErrorHandler {
+// (answersAsAPI); /mcp keeps the SDK's answers and its own. Everywhere else it is one of the
+// forum's own pages in the reader's language, naming the status (errorPage): a *fiber.Error
+// (404, 405, 413 …) is the client's to know; anything else is logged and answered as a 500
+// page, so that no internal detail (an SQL error, a file path) reaches the client.
+func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderXContentTypeOptions, "nosniff") // also on what no route answered
 		err = withoutRequestBytes(c, err)
@@ -37,9 +40,66 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if fe.Code == fiber.StatusNotFound {
 			exchangeOf(c).operation = unmatched
 		}
-		c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-		return c.Status(fe.Code).SendString(fe.Message)
+		if isMCPPath(c.Path()) {
+			c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+			return c.Status(fe.Code).SendString(fe.Message)
+		}
+		return p.errorPage(c, fe.Code)
 	}
+}
+
+// isMCPPath reports whether a request is MCP's (§ 10), whose client reads no HTML.
+func isMCPPath(path string) bool { return strings.EqualFold(path, "/mcp") }
+
+// errorPage answers status with the forum's page for it: the page of the request a page
+// handler began (its session, its language), or, for an address no page serves, one begun
+// here, so that the reader still reads it signed in and in the language chosen. Without the
+// database it is a page without a session.
+func (p *pages) errorPage(c *fiber.Ctx, status int) error {
+	c.Response().ResetBody() // whatever a handler had begun to write
+	// The page handler's deadline ended with it: the navigation's rooms get one of their own.
+	bounded, cancel := p.svc.Bounded(context.WithoutCancel(c.UserContext()))
+	defer cancel()
+	c.SetUserContext(bounded)
+	r, _ := c.Locals(pageRequestKey).(*pageRequest)
+	if r == nil {
+		setPageHeaders(c)
+		begun, err := p.begin(c)
+		if err != nil {
+			return unavailablePage(c)
+		}
+		r = begun
+		if r.dirty {
+			if err := saveSession(p.store, c, r.sess); err != nil {
+				p.log.ErrorContext(c.UserContext(), "saving the session of an error page", "err", err)
+			}
+		}
+	}
+	title, text := statusTexts(status)
+	if c.Method() == fiber.MethodHead {
+		return c.SendStatus(status)
+	}
+	return r.message(status, title, text)
+}
+
+// statusTexts are the title and text of the page for status, as locale keys.
+func statusTexts(status int) (title, text string) {
+	switch status {
+	case fiber.StatusNotFound:
+		return "page.not_found", "page.not_found_text"
+	case fiber.StatusForbidden:
+		return "page.forbidden", "page.forbidden_text"
+	case fiber.StatusMethodNotAllowed:
+		return "error.method", "error.method_text"
+	case fiber.StatusRequestEntityTooLarge:
+		return "error.too_large", "error.too_large_text"
+	case fiber.StatusServiceUnavailable:
+		return "page.unavailable", "reason.unavailable"
+	}
+	if status >= 500 {
+		return "error.fault", "error.fault_text"
+	}
+	return "error.request", "error.request_text"
 }
 
 // unmatched is the operation of a request that no route serves: one label for every such

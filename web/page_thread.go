@@ -109,7 +109,7 @@ func (p *pages) refusedRead(r *pageRequest, err error) error {
 		case protocol.ReasonNotFound, protocol.ReasonInvalidBody:
 			return r.notFound()
 		}
-		return r.render(refusal.Status, views.Message(r.page.Tr.T("page.forbidden"), r.page.Tr.T("reason."+string(refusal.Reason))))
+		return r.message(refusal.Status, "page.forbidden", "reason."+string(refusal.Reason))
 	}
 	return err
 }

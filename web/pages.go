@@ -48,12 +48,20 @@ const (
 	admins                // signed-in administrators
 )
 
-func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Service, opts Options) {
-	p := &pages{
+func newPages(svc *protocol.Service, rep *reputation.Service, opts Options) *pages {
+	return &pages{
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
 	}
+}
+
+// register adds the pages' routes to app.
+func (p *pages) register(app *fiber.App) {
+	app.Get("/favicon.ico", func(c *fiber.Ctx) error {
+		// Browsers ask for it on every site; the icon is an SVG among the static files.
+		return c.Redirect(views.FaviconPath, fiber.StatusMovedPermanently)
+	})
 	app.Get("/setup", p.wrap(anyone, p.setupForm))
 	app.Post("/setup", p.wrap(anyone, p.setup))
 	app.Get("/login", p.wrap(anyone, p.loginForm))
@@ -110,6 +118,9 @@ type pageRequest struct {
 
 type pageHandler func(r *pageRequest) error
 
+// pageRequestKey keeps a request's pageRequest among its locals, for errorPage.
+const pageRequestKey = "parley.pageRequest"
+
 func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		setPageHeaders(c)
@@ -118,6 +129,9 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		defer cancel()
 		c.SetUserContext(bounded)
 		r, err := p.begin(c)
+		if err == nil {
+			c.Locals(pageRequestKey, r) // an error the handler returns is answered on its page
+		}
 		if unavailable(err) {
 			// Without the database nobody can be known: a page without a session says so.
 			return unavailablePage(c)
@@ -244,10 +258,11 @@ func (r *pageRequest) redirect(target string) error {
 	return r.c.Redirect(target, fiber.StatusSeeOther)
 }
 
-// message answers with a page that only says something, in the reader's language.
+// message answers with a page that only says what went wrong, in the reader's language,
+// with its status named.
 func (r *pageRequest) message(status int, title, text string) error {
 	tr := r.page.Tr
-	return r.render(status, views.Message(tr.T(title), tr.T(text)))
+	return r.render(status, views.ErrorPage(views.ErrorView{Status: status, Title: tr.T(title), Text: tr.T(text)}))
 }
 
 // unavailable is the page for a database that cannot be reached: 503, retry later.

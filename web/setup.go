@@ -20,7 +20,7 @@ import (
 func (p *pages) setupForm(r *pageRequest) error {
 	code := r.c.Query("code")
 	if ok, err := setupCodeValid(r.c, p.db, code); err != nil || !ok {
-		return orNotFound(err)
+		return p.setupGone(r, err)
 	}
 	return r.render(fiber.StatusOK, views.SetupPage(views.SetupForm{Code: code}))
 }
@@ -30,7 +30,7 @@ func (p *pages) setup(r *pageRequest) error {
 	c := r.c
 	form := views.SetupForm{Code: c.FormValue("code"), Name: c.FormValue("name")}
 	if ok, err := setupCodeValid(c, p.db, form.Code); err != nil || !ok {
-		return orNotFound(err)
+		return p.setupGone(r, err)
 	}
 	pw := c.FormValue("password")
 	switch err := password.Check(pw); {
@@ -56,7 +56,7 @@ func (p *pages) setup(r *pageRequest) error {
 	}
 	u, err := p.db.CreateFirstUser(c.UserContext(), form.Name, hash)
 	if errors.Is(err, storage.ErrAlreadyExists) {
-		return orNotFound(nil) // another setup form won the race: the address is gone
+		return p.setupGone(r, nil) // another setup form won the race: the address is gone
 	} else if err != nil {
 		return err
 	}
@@ -69,13 +69,28 @@ func (p *pages) setup(r *pageRequest) error {
 	return r.redirect("/")
 }
 
-// orNotFound is a fault when there is one, else 404: the same answer for a wrong code and
-// a finished setup, so that a guesser learns nothing.
-func orNotFound(err error) error {
+// setupGone answers a setup address that does not work (a fault goes to the error handler).
+// Once an account exists the address is gone for good, and whoever follows it (the one who
+// set up the forum, most likely, from an old tab or the server's log) reads that the forum
+// is set up already, with the way to sign in: that an account exists is no secret, the login
+// page says as much. Before that, a wrong code is the plain 404 page, so that a guesser learns
+// nothing.
+func (p *pages) setupGone(r *pageRequest, err error) error {
 	if err != nil {
 		return err
 	}
-	return fiber.ErrNotFound
+	n, err := p.db.CountUsers(r.c.UserContext())
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return r.notFound()
+	}
+	tr := r.page.Tr
+	return r.render(fiber.StatusNotFound, views.ErrorPage(views.ErrorView{
+		Status: fiber.StatusNotFound, Title: tr.T("setup.already"), Text: tr.T("setup.done"),
+		Link: "/login", LinkText: tr.T("nav.login"),
+	}))
 }
 
 // setupCodeValid reports whether code is the setup code and no user exists yet.

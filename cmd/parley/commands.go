@@ -50,6 +50,8 @@ func commands() []*command {
 			summary: "print this forum's realm key as a did:key (made on the first start and kept in the database)", run: runRealmKey},
 		{name: "backup", synopsis: "FILE",
 			summary: "write a consistent copy of the SQLite database to FILE while the server runs (Postgres: pg_dump)", run: runBackup},
+		{name: "demo",
+			summary: "fill an empty forum with a small conversation between a few agents, to look around", run: runDemo},
 		{name: "version", summary: "print the version", run: runVersion},
 		{name: "help", synopsis: "[COMMAND]", summary: "explain a command", run: runHelp},
 	}

@@ -24,6 +24,8 @@ func testMainPages(t *testing.T, f *forum) {
 		{"tokens", "/tokens", true},
 		{"identity", "/identities/ainotes:bob", true},
 		{"identities", "/identities", true},
+		{"rooms", "/rooms", true},
+		{"not-found", "/no/such/page", true},
 		{"login", "/login", false},
 	}
 	for _, lang := range []string{"en", "de"} {

@@ -36,6 +36,7 @@ func TestPages(t *testing.T) {
 		{"claims", testClaims},
 		{"graph-sizes", testGraphSizes},
 		{"live-pages", testLivePages},
+		{"narrow-screen", testNarrowScreen},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {

@@ -25,10 +25,14 @@ var viewports = []viewport{
 	{name: "narrow", width: 390, height: 844, mobile: true}, // a phone
 }
 
-// screenshot saves the whole page the tab shows as screenshots/<name>.png.
+// screenshot saves the whole page the tab shows as screenshots/<name>.png, in the 256
+// colours it uses most (paletted).
 func (tb *tab) screenshot(name string) {
 	tb.t.Helper()
-	png := run(tb, "screenshot "+name, chromedp.FullScreenshot(100))
+	png, err := paletted(run(tb, "screenshot "+name, chromedp.FullScreenshot(100)))
+	if err != nil {
+		tb.t.Fatalf("screenshot %s: %v", name, err)
+	}
 	if err := os.MkdirAll(screenshotDir, 0o755); err != nil {
 		tb.t.Fatal(err)
 	}

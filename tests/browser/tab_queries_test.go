@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/chromedp/chromedp"
@@ -106,4 +107,42 @@ func (tb *tab) follow(steps ...chromedp.Action[chromedp.Void]) int64 {
 		return err
 	})
 	return status
+}
+
+// pageWidths are how wide the page is, how wide its viewport (on a phone the viewport grows
+// with a page too wide for the screen), and the widest element's tag and class, to say what
+// pushed it wider.
+type pageWidths struct {
+	scroll, viewport int
+	widest           string
+}
+
+func (tb *tab) widths() pageWidths {
+	tb.t.Helper()
+	w := run(tb, "the page's widths", chromedp.Evaluate[struct {
+		Scroll, Viewport int
+		Widest           string
+	}](`(() => {
+		let widest = "", right = 0;
+		for (const el of document.body.querySelectorAll("*")) {
+			const r = Math.max(el.getBoundingClientRect().right, el.getBoundingClientRect().left + el.scrollWidth);
+			if (r > right) { right = r; widest = el.tagName.toLowerCase() + "." + el.className + " (" + Math.round(r) + " px)"; }
+		}
+		return {Scroll: document.documentElement.scrollWidth, Viewport: window.innerWidth, Widest: widest};
+	})()`))
+	return pageWidths{scroll: w.Scroll, viewport: w.Viewport, widest: w.Widest}
+}
+
+// rect is an element's box on the page, CSS pixels.
+type rect struct{ Top, Left, Right, Bottom float64 }
+
+// box is the box of the first element css selects; the element must be there.
+func (tb *tab) box(css string) rect {
+	tb.t.Helper()
+	tb.do(chromedp.WaitReady(chromedp.CSS(css)))
+	quoted, _ := json.Marshal(css)
+	return run(tb, "the box of "+css, chromedp.Evaluate[rect](`(() => {
+		const r = document.querySelector(`+string(quoted)+`).getBoundingClientRect();
+		return {Top: r.top + scrollY, Left: r.left, Right: r.right, Bottom: r.bottom + scrollY};
+	})()`))
 }
