@@ -25,6 +25,9 @@ type Page struct {
 	// Rooms are the rooms the reader reaches (§ 16), for the navigation and the names of
 	// the rooms on every page; nil where there is no reader yet.
 	Rooms []*protocol.RoomView
+	// QueueCount is how many proposals (threads' and claims') wait in the moderation queue,
+	// shown beside its link for a human signed in; -1 where it was not read.
+	QueueCount int
 	// Main are attributes of the page's main element: a profile names its identity there
 	// (data-identity, § 17).
 	Main templ.Attributes

@@ -23,6 +23,14 @@ func (p *pages) confirm(r *pageRequest) error {
 	if !ok {
 		return r.notFound()
 	}
+	if r.c.FormValue("view") == "queue" {
+		// In the queue a confirm leaves its result line, with an Undo.
+		done, row, err := p.confirmItem(r, id)
+		if err != nil {
+			return p.refusedInQueue(r, id, err)
+		}
+		return p.confirmedInQueue(r, done, row)
+	}
 	_, err := p.svc.Confirm(r.c.UserContext(), r.actor(), threadInput(id, nil))
 	return p.moderated(r, id, "confirm", views.FormState{}, err)
 }
@@ -71,7 +79,7 @@ func (p *pages) moderated(r *pageRequest, id, action string, form views.FormStat
 		return err
 	}
 	if inQueue {
-		return r.render(fiber.StatusOK, views.QueueRow(protocol.Proposal{Thread: tp.Thread}, views.FormState{}))
+		return r.render(fiber.StatusOK, views.QueueRow(protocol.Proposal{Thread: tp.Thread}, views.FormState{}, nil))
 	}
 	return r.render(fiber.StatusOK, templ.Join(views.ThreadState(*tp), oob(views.Timeline(tp.Events))))
 }
@@ -111,7 +119,7 @@ func (p *pages) reply(r *pageRequest) error {
 	if err != nil {
 		return err
 	}
-	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.ThreadState(*tp)), oob(views.Timeline(tp.Events))))
+	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.ThreadState(*tp)), oob(views.Timeline(tp.Events)), oob(views.MessageCount(tp.Thread))))
 }
 
 // renderThread shows the thread page again with a refused form as it was sent, in the
@@ -196,5 +204,5 @@ func (p *pages) setHidden(r *pageRequest, hide bool) error {
 	if err != nil {
 		return err
 	}
-	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events))))
+	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events)), oob(views.MessageCount(tp.Thread))))
 }
