@@ -428,7 +428,7 @@ func claimProposals(q Queue) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, p := range q.ClaimProposals {
-				templ_7745c5c3_Err = ClaimProposalRow(p, q.Form, nil).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ClaimProposalRow(p, q.Form).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -493,8 +493,8 @@ func claimProposals(q Queue) templ.Component {
 
 // ClaimProposalRow is one claim's proposal: who proposed which state, with its confirm,
 // verify and mark controls and a box that selects it for Confirm selected; htmx swaps it
-// after any of them, with the result line of a confirm (result).
-func ClaimProposalRow(p protocol.ClaimProposal, f FormState, result *Confirmed) templ.Component {
+// after any of them.
+func ClaimProposalRow(p protocol.ClaimProposal, f FormState) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -690,12 +690,7 @@ func ClaimProposalRow(p protocol.ClaimProposal, f FormState, result *Confirmed) 
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if result != nil {
-			templ_7745c5c3_Err = ConfirmResult(*result).Render(ctx, templ_7745c5c3_Buffer)
-			if templ_7745c5c3_Err != nil {
-				return templ_7745c5c3_Err
-			}
-		} else if protocol.IsClaimProposal(p.Claim) {
+		if protocol.IsClaimProposal(p.Claim) {
 			templ_7745c5c3_Err = selectBox(p.Claim.ID).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -708,7 +703,7 @@ func ClaimProposalRow(p protocol.ClaimProposal, f FormState, result *Confirmed) 
 			var templ_7745c5c3_Var40 string
 			templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(T(ctx, "queue.done"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moderation_claims.templ`, Line: 104, Col: 51}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/moderation_claims.templ`, Line: 102, Col: 51}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 			if templ_7745c5c3_Err != nil {

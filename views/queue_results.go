@@ -43,13 +43,3 @@ func (c Confirmed) undoView() string {
 	}
 	return "queue"
 }
-
-// resultFor is the result of subject among results, nil when it has none.
-func resultFor(results []Confirmed, subject string) *Confirmed {
-	for i := range results {
-		if results[i].Subject == subject {
-			return &results[i]
-		}
-	}
-	return nil
-}

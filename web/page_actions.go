@@ -78,8 +78,11 @@ func (p *pages) moderated(r *pageRequest, id, action string, form views.FormStat
 	if err != nil {
 		return err
 	}
+	if inQueue && r.c.FormValue("undo") == "yes" {
+		return r.render(fiber.StatusOK, views.UndoneResult(views.Confirmed{Subject: id, State: string(tp.Thread.State)}))
+	}
 	if inQueue {
-		return r.render(fiber.StatusOK, views.QueueRow(protocol.Proposal{Thread: tp.Thread}, views.FormState{}, nil))
+		return r.render(fiber.StatusOK, views.QueueRow(protocol.Proposal{Thread: tp.Thread}, views.FormState{}))
 	}
 	return r.render(fiber.StatusOK, templ.Join(views.ThreadState(*tp), oob(views.Timeline(tp.Events))))
 }

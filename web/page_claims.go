@@ -68,10 +68,12 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 		return r.redirect("/moderation#" + view + "-" + id)
 	case !r.htmx():
 		return r.redirect("/threads/" + claim.Thread + "#" + id)
+	case view != "thread" && r.c.FormValue("undo") == "yes":
+		return r.render(fiber.StatusOK, views.UndoneResult(views.Confirmed{Subject: id, State: string(claim.State)}))
 	case view == "queue":
 		return r.render(fiber.StatusOK, views.ClaimQueueRow(views.ClaimCard{Claim: claim, View: view}))
 	case view == "proposal":
-		return r.render(fiber.StatusOK, views.ClaimProposalRow(protocol.ClaimProposal{Claim: claim}, views.FormState{}, nil))
+		return r.render(fiber.StatusOK, views.ClaimProposalRow(protocol.ClaimProposal{Claim: claim}, views.FormState{}))
 	}
 	tp, err := p.readThread(r, claim.Thread)
 	if err != nil {

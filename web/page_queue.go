@@ -112,8 +112,8 @@ func inQueue(r *pageRequest) bool {
 
 // confirmItem confirms one thread's or claim's proposal as its own operation and says what
 // it did: the result line, with the state its Undo re-marks back to (a thread's last
-// confirmed state before, a claim's state before its proposal), and the queue's row that
-// shows it. A refusal comes back as the error, for the caller to show where it belongs.
+// confirmed state before, a claim's state before its proposal), and the queue's row as it
+// is now. A refusal comes back as the error, for the caller to show where it belongs.
 func (p *pages) confirmItem(r *pageRequest, subject string) (views.Confirmed, templ.Component, error) {
 	ctx, actor := r.c.UserContext(), r.actor()
 	done := views.Confirmed{Subject: subject}
@@ -123,7 +123,7 @@ func (p *pages) confirmItem(r *pageRequest, subject string) (views.Confirmed, te
 			return done, nil, err
 		}
 		done.State, done.Back = string(res.Claim.State), string(res.Was)
-		return done, views.ClaimProposalRow(protocol.ClaimProposal{Claim: res.Claim}, views.FormState{}, &done), nil
+		return done, views.ClaimProposalRow(protocol.ClaimProposal{Claim: res.Claim}, views.FormState{}), nil
 	}
 	before, err := p.svc.ReadThread(ctx, actor, threadInput(subject, nil))
 	if err != nil {
@@ -137,14 +137,16 @@ func (p *pages) confirmItem(r *pageRequest, subject string) (views.Confirmed, te
 	if back := string(before.Thread.ConfirmedState); back != done.State {
 		done.Back = back
 	}
-	return done, views.QueueRow(protocol.Proposal{Thread: res.Thread}, views.FormState{}, &done), nil
+	return done, views.QueueRow(protocol.Proposal{Thread: res.Thread}, views.FormState{}), nil
 }
 
-// confirmedInQueue answers a confirm done in the queue: htmx swaps the row with its result
-// line; a plain post leaves the result line in the session and redirects to the queue.
+// confirmedInQueue answers a confirm done in the queue: htmx swaps the row, and the result
+// line out of band into the result lines at the queue's head, which the live refresh of the
+// lists leaves alone (a confirmed row leaves the queue at the next event); a plain post
+// leaves the result line in the session and redirects to the queue.
 func (p *pages) confirmedInQueue(r *pageRequest, done views.Confirmed, row templ.Component) error {
 	if r.htmx() {
-		return r.render(fiber.StatusOK, row)
+		return r.render(fiber.StatusOK, templ.Join(row, oob(views.QueueResults([]views.Confirmed{done}, false))))
 	}
 	r.keepConfirmed([]views.Confirmed{done}, false)
 	return r.redirect("/moderation")

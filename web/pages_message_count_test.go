@@ -20,7 +20,7 @@ func TestThreadMessageCountStaysRight(t *testing.T) {
 		b := f.signedIn(t, "ada")
 		thread, ask := f.ask(f.alice, "Does the count follow?")
 
-		p := b.get("/threads/" + thread).must(t, http.StatusOK)
+		p := b.get("/threads/"+thread).must(t, http.StatusOK)
 		if got := p.find(`.thread-head #message-count`).AttrOr("data-message-count", ""); got != "1" {
 			t.Fatalf("the header counts %q messages, want 1", got)
 		}

@@ -84,7 +84,7 @@ func TestQueueHoldsClaimProposals(t *testing.T) {
 			t.Errorf("the German navigation's count reads %q", got)
 		}
 
-		card := b.get("/threads/" + thread).must(t, http.StatusOK)
+		card := b.get("/threads/"+thread).must(t, http.StatusOK)
 		if card.find(`article#`+supported+` [data-action="confirm"]`).Length() != 1 || card.find(`article#`+asserted+` [data-action="confirm"]`).Length() != 0 {
 			t.Error("a claim's card offers confirm on a proposal and only there: it does not")
 		}
@@ -107,14 +107,28 @@ func TestQueueConfirmResultAndUndo(t *testing.T) {
 		supported, verified, refuted, _ := f.claimProposals(thread, ask)
 		b.get("/moderation")
 
-		// With htmx: the row with its result line and Undo.
+		// With htmx: the row, and out of band the result line with its Undo at the queue's
+		// head, where the live refresh of the lists leaves it.
 		frag := b.post("/claims/"+supported+"/confirm", url.Values{"view": {"proposal"}}, htmx...).must(t, http.StatusOK)
-		line := frag.find(`li#proposal-` + supported + ` [data-result="` + supported + `"]`)
+		if frag.find(`li#proposal-`+supported+`[data-claim-state="supported"] [data-done]`).Length() != 1 {
+			t.Errorf("the htmx confirm does not swap the row, confirmed:\n%s", frag.body)
+		}
+		line := frag.find(`#queue-results[hx-swap-oob="true"] [data-result="` + supported + `"]`)
 		if !strings.Contains(line.Text(), "Confirmed "+supported+" as supported") ||
 			line.Find(`form[action="/claims/`+supported+`/mark"] input[name="state"][value="unverified"]`).Length() != 1 ||
 			line.Find(`[data-action="undo"]`).Length() != 1 || line.Find(`input[name="csrf"]`).Length() != 1 {
 			t.Errorf("the htmx confirm's row has no result line with its Undo:\n%s", frag.body)
 		}
+
+		// The Undo with htmx leaves a line saying what it did in place of the result line.
+		undone := b.post("/claims/"+supported+"/mark", url.Values{"view": {"proposal"}, "state": {"unverified"}, "undo": {"yes"}}, htmx...).must(t, http.StatusOK)
+		if got := undone.text(`li [data-undone="` + supported + `"]`); got != "Undone: "+supported+" is unverified again" {
+			t.Errorf("the htmx Undo says %q", got)
+		}
+		if state, confirmed := f.claimConfirmed(supported); state != "unverified" || !confirmed {
+			t.Errorf("after the htmx Undo %s is %s, confirmed %t", supported, state, confirmed)
+		}
+		b.post("/claims/"+supported+"/confirm", url.Values{"view": {"proposal"}}).must(t, http.StatusConflict) // a human's mark now: nothing to confirm
 
 		// Without JavaScript: 303 to the queue, which shows the result line once.
 		b.post("/claims/"+refuted+"/confirm", url.Values{"view": {"proposal"}}).redirectsTo(t, "/moderation")
@@ -157,6 +171,7 @@ func TestQueueConfirmResultAndUndo(t *testing.T) {
 
 		// A refused confirm (confirmed already) is a result line with its reason.
 		b.get("/moderation")
+		b.post("/claims/"+supported+"/mark", url.Values{"state": {"supported"}}).must(t, http.StatusSeeOther)
 		refused := b.post("/claims/"+supported+"/confirm", url.Values{"view": {"proposal"}}).must(t, http.StatusConflict)
 		if refused.find(`#queue-results [data-result="`+supported+`"][data-refused] [data-reason="invalid_transition"]`).Length() != 1 {
 			t.Errorf("the refused confirm has no result line:\n%s", refused.text("#queue-results"))
@@ -231,7 +246,7 @@ func TestSupersededClaimReMark(t *testing.T) {
 		old := f.assert(f.alice, thread, ask, "port 8080")
 		newer := f.assert(f.alice, thread, ask, "port 9090", `"supersedes":["`+old+`"]`)
 
-		p := b.get("/threads/" + thread).must(t, http.StatusOK)
+		p := b.get("/threads/"+thread).must(t, http.StatusOK)
 		sel := p.find(`#mark-` + old + ` select[name="state"]`)
 		if _, required := sel.Attr("required"); !required || sel.Find(`option[selected]`).AttrOr("value", "none") != "" ||
 			sel.Find(`option`).First().AttrOr("value", "none") != "" || sel.Find(`option[selected]`).Length() != 1 {
@@ -240,7 +255,7 @@ func TestSupersededClaimReMark(t *testing.T) {
 		if hint := p.text(`#mark-` + old + `-hint`); !strings.Contains(hint, "Superseded by "+newer) {
 			t.Errorf("the superseded claim's re-mark does not say what stays: %q", hint)
 		}
-		if got := p.find(`#mark-` + newer + ` select[name="state"] option[selected]`).AttrOr("value", ""); got != "unverified" {
+		if got := p.find(`#mark-`+newer+` select[name="state"] option[selected]`).AttrOr("value", ""); got != "unverified" {
 			t.Errorf("a standing claim's re-mark starts on %q, want its own state", got)
 		}
 
@@ -251,7 +266,7 @@ func TestSupersededClaimReMark(t *testing.T) {
 		}
 
 		b.post("/claims/"+old+"/mark", url.Values{"state": {"refuted"}}).redirectsTo(t, "/threads/"+thread+"#"+old)
-		p = b.get("/threads/" + thread).must(t, http.StatusOK)
+		p = b.get("/threads/"+thread).must(t, http.StatusOK)
 		if p.find(`article#`+old).AttrOr("data-claim-state", "") != "refuted" {
 			t.Errorf("the re-mark did not refute the claim")
 		}
