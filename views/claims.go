@@ -30,21 +30,32 @@ func (p ThreadPage) claimsAt(message string) []ClaimCard {
 	return out
 }
 
-// ClaimControlID names a claim's control: its action and the claim, in the queue prefixed,
-// so that the same claim's controls on the two pages never share an id.
+// ClaimControlID names a claim's control: its action and the claim, prefixed in the queue's
+// two lists (queue: awaiting a verifier; proposal: a model's proposal), so that the same
+// claim's controls in several places of a page never share an id.
 func ClaimControlID(action, claim, view string) string {
-	if view == "queue" {
-		return "queue-" + action + "-" + claim
+	if view == "queue" || view == "proposal" {
+		return view + "-" + action + "-" + claim
 	}
 	return action + "-" + claim
 }
 
-// ClaimSwapTarget is what an htmx verify or mark replaces: the claim's card, or its queue row.
+// ClaimSwapTarget is what an htmx verify, confirm or mark replaces: the claim's card, or its
+// row in one of the queue's lists.
 func ClaimSwapTarget(claim, view string) string {
-	if view == "queue" {
-		return "#queue-" + claim
+	if view == "queue" || view == "proposal" {
+		return "#" + view + "-" + claim
 	}
 	return "#" + claim
+}
+
+// markHintID is the id of the hint beside a superseded claim's mark control, "" for any
+// other claim (no hint, nothing described).
+func markHintID(c ClaimCard) string {
+	if c.Claim.SupersededBy == nil {
+		return ""
+	}
+	return ClaimControlID("mark", c.Claim.ID, c.View) + "-hint"
 }
 
 // canVerify says whether a verify control is offered: on a supported claim that has not
@@ -67,12 +78,19 @@ func markableClaimStates() []protocol.ClaimState {
 }
 
 // claimMarkDefault is the state preselected in a claim's mark control: what was sent, else
-// the current one.
+// the current one. A superseded claim's current state is no choice (only a newer claim
+// gives it), so its control starts on the empty, required choice: nothing is preselected
+// that a single click would set.
 func (c ClaimCard) claimMarkDefault() string {
 	if c.Form.ID == ClaimControlID("mark", c.Claim.ID, c.View) && c.Form.State != "" {
 		return c.Form.State
 	}
-	return string(c.Claim.State)
+	for _, s := range markableClaimStates() {
+		if s == c.Claim.State {
+			return string(s)
+		}
+	}
+	return ""
 }
 
 // evidenceCode reports whether an evidence item's ref is a pointer to copy as it is (a hash,

@@ -29,6 +29,9 @@ type Page struct {
 	// Realm is this forum's realm: an identity of any other realm (but human) came with an
 	// import and is marked foreign; "" marks none.
 	Realm string
+	// QueueCount is how many proposals (threads' and claims') wait in the moderation queue,
+	// shown beside its link for a human signed in; -1 where it was not read.
+	QueueCount int
 	// Main are attributes of the page's main element: a profile names its identity there
 	// (data-identity, § 17).
 	Main templ.Attributes

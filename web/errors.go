@@ -119,7 +119,7 @@ func logPanic(log *slog.Logger) func(c *fiber.Ctx, e any) {
 func unavailablePage(c *fiber.Ctx) error {
 	r := &pageRequest{c: c, page: &views.Page{
 		Tr:   locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))),
-		Path: c.Path(), Now: time.Now(),
+		Path: c.Path(), Now: time.Now(), QueueCount: -1,
 	}}
 	setPageHeaders(c)
 	return r.unavailable()

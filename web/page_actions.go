@@ -23,6 +23,14 @@ func (p *pages) confirm(r *pageRequest) error {
 	if !ok {
 		return r.notFound()
 	}
+	if r.c.FormValue("view") == "queue" {
+		// In the queue a confirm leaves its result line, with an Undo.
+		done, row, err := p.confirmItem(r, id)
+		if err != nil {
+			return p.refusedInQueue(r, id, err)
+		}
+		return p.confirmedInQueue(r, done, row)
+	}
 	_, err := p.svc.Confirm(r.c.UserContext(), r.actor(), threadInput(id, nil))
 	return p.moderated(r, id, "confirm", views.FormState{}, err)
 }
@@ -70,6 +78,9 @@ func (p *pages) moderated(r *pageRequest, id, action string, form views.FormStat
 	if err != nil {
 		return err
 	}
+	if inQueue && r.c.FormValue("undo") == "yes" {
+		return r.render(fiber.StatusOK, views.UndoneResult(views.Confirmed{Subject: id, State: string(tp.Thread.State)}))
+	}
 	if inQueue {
 		return r.render(fiber.StatusOK, views.QueueRow(protocol.Proposal{Thread: tp.Thread}, views.FormState{}))
 	}
@@ -111,7 +122,7 @@ func (p *pages) reply(r *pageRequest) error {
 	if err != nil {
 		return err
 	}
-	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.ThreadState(*tp)), oob(views.Timeline(tp.Events))))
+	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.ThreadState(*tp)), oob(views.Timeline(tp.Events)), oob(views.MessageCount(tp.Thread))))
 }
 
 // renderThread shows the thread page again with a refused form as it was sent, in the
@@ -196,5 +207,5 @@ func (p *pages) setHidden(r *pageRequest, hide bool) error {
 	if err != nil {
 		return err
 	}
-	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events))))
+	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events)), oob(views.MessageCount(tp.Thread))))
 }

@@ -40,8 +40,8 @@ func (p *pages) markClaim(r *pageRequest) error {
 // control.
 func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormState, err error) error {
 	view := "thread"
-	if r.c.FormValue("view") == "queue" {
-		view = "queue"
+	if inQueue(r) {
+		view = r.c.FormValue("view") // queue (awaiting a verifier) or proposal (a model's)
 	}
 	refusal, refused := protocol.AsError(err)
 	if err != nil && !refused {
@@ -60,16 +60,20 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 	}
 	claim := read.Claim
 	switch {
-	case refused && view == "queue":
+	case refused && view != "thread":
 		return p.renderQueue(r, refusal.Status, form)
 	case refused:
 		return p.renderThread(r, claim.Thread, refusal.Status, form)
-	case !r.htmx() && view == "queue":
-		return r.redirect("/moderation#queue-" + id)
+	case !r.htmx() && view != "thread":
+		return r.redirect("/moderation#" + view + "-" + id)
 	case !r.htmx():
 		return r.redirect("/threads/" + claim.Thread + "#" + id)
+	case view != "thread" && r.c.FormValue("undo") == "yes":
+		return r.render(fiber.StatusOK, views.UndoneResult(views.Confirmed{Subject: id, State: string(claim.State)}))
 	case view == "queue":
 		return r.render(fiber.StatusOK, views.ClaimQueueRow(views.ClaimCard{Claim: claim, View: view}))
+	case view == "proposal":
+		return r.render(fiber.StatusOK, views.ClaimProposalRow(protocol.ClaimProposal{Claim: claim}, views.FormState{}))
 	}
 	tp, err := p.readThread(r, claim.Thread)
 	if err != nil {

@@ -87,10 +87,24 @@ func (p *pages) createToken(r *pageRequest) error {
 	return r.redirect("/tokens")
 }
 
-// revokeToken is POST /tokens/{id}/revoke.
+// revokeToken is POST /tokens/{id}/revoke. It asks first: without confirm=yes it answers the
+// page with a step that names the token (its id, identity, label and rights) and revokes
+// nothing; that step's own post carries confirm=yes and revokes.
 func (p *pages) revokeToken(r *pageRequest) error {
 	id, err := strconv.ParseInt(r.c.Params("id"), 10, 64)
 	if err != nil {
+		return r.notFound()
+	}
+	if r.c.FormValue("confirm") != "yes" {
+		tokens, err := p.db.Tokens(r.c.UserContext())
+		if err != nil {
+			return err
+		}
+		for i := range tokens {
+			if tokens[i].ID == id {
+				return p.renderTokens(r, fiber.StatusOK, views.TokenForm{}, nil, &tokens[i])
+			}
+		}
 		return r.notFound()
 	}
 	err = p.db.RevokeToken(r.c.UserContext(), id)
@@ -105,8 +119,9 @@ func (p *pages) revokeToken(r *pageRequest) error {
 	return r.redirect("/tokens")
 }
 
-// renderTokens shows the page, or for htmx its body alone.
-func (p *pages) renderTokens(r *pageRequest, status int, form views.TokenForm, secret *views.NewSecret) error {
+// renderTokens shows the page, or for htmx its body alone;
+// revoking is the token whose revoke asks first, if any.
+func (p *pages) renderTokens(r *pageRequest, status int, form views.TokenForm, secret *views.NewSecret, revoking ...*storage.Token) error {
 	ctx := r.c.UserContext()
 	tokens, err := p.db.Tokens(ctx)
 	if err != nil {
@@ -117,6 +132,9 @@ func (p *pages) renderTokens(r *pageRequest, status int, form views.TokenForm, s
 		return err
 	}
 	d := views.Tokens{Realm: p.svc.Realm(), Tokens: tokens, Users: users, Secret: secret, Form: form, MCPURL: r.c.BaseURL() + "/mcp"}
+	for _, t := range revoking {
+		d.Revoking = t
+	}
 	if r.htmx() {
 		return r.render(status, views.TokensBody(d))
 	}

@@ -84,6 +84,8 @@ func (p *pages) register(app *fiber.App) {
 	p.registerLive(app)
 	app.Post("/claims/:id/verify", p.wrap(members, p.verifyClaim))
 	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
+	app.Post("/claims/:id/confirm", p.wrap(members, p.confirmClaim))
+	app.Post("/moderation/confirm", p.wrap(members, p.confirmSelected))
 	app.Get("/artifacts/:ref", p.wrap(readers, p.artifactPage))
 	app.Get("/search", p.wrap(readers, p.searchPage))
 	app.Get("/identities", p.wrap(readers, p.identitiesPage))
@@ -182,7 +184,7 @@ func (p *pages) begin(c *fiber.Ctx) (*pageRequest, error) {
 	lang := locale.Match(c.Query("lang"), str(r.sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))
 	r.page = &views.Page{
 		Tr: locale.For(lang), CSRF: str(r.sess, sessCSRF),
-		Path: c.Path(), Query: queryOf(c), Now: time.Now(), Realm: p.svc.Realm(),
+		Path: c.Path(), Query: queryOf(c), Now: time.Now(), Realm: p.svc.Realm(), QueueCount: -1,
 	}
 	if r.user != nil {
 		r.page.Viewer = &views.Viewer{Name: r.user.Name, Admin: r.user.Admin}
@@ -239,6 +241,9 @@ func (r *pageRequest) htmx() bool { return r.c.Get("HX-Request") == "true" }
 func (r *pageRequest) render(status int, component templ.Component) error {
 	if status < 500 && !r.htmx() && (r.user != nil || r.p.publicRead) {
 		r.loadRooms() // the navigation's rooms
+	}
+	if status < 500 && !r.htmx() && r.user != nil {
+		r.loadQueueCount() // beside the queue's link in the navigation
 	}
 	r.c.Status(status)
 	if status == fiber.StatusServiceUnavailable {

@@ -164,7 +164,9 @@ func TestCSRFOnEveryPost(t *testing.T) {
 			{"/threads/" + thread + "/mark", url.Values{"state": {"closed"}}},
 			{"/threads/" + thread + "/messages", url.Values{"kind": {"close"}, "body": {"forged"}}},
 			{"/tokens", url.Values{"handle": {"forged"}, "rights": {"read"}}},
-			{"/tokens/1/revoke", url.Values{}},
+			{"/tokens/1/revoke", url.Values{"confirm": {"yes"}}},
+			{"/claims/cl_1/confirm", url.Values{"view": {"proposal"}}},
+			{"/moderation/confirm", url.Values{"item": {thread}}},
 			{"/logout", url.Values{}},
 			{"/login", url.Values{"name": {"ada"}, "password": {thePassword}}},
 		}

@@ -118,7 +118,32 @@ func TestTokensAdministration(t *testing.T) {
 			t.Errorf("the htmx create does not answer the tokens part with the secret:\n%s", frag.body)
 		}
 
-		b.post("/tokens/"+id+"/revoke", nil).redirectsTo(t, "/tokens")
+		// A second token for a handle that has one is made in one step, as scripts make them,
+		// and its page says plainly that it is one more token of the same identity.
+		b.post("/tokens", url.Values{"handle": {"carol"}, "rights": {"read"}}).redirectsTo(t, "/tokens")
+		second := b.get("/tokens").must(t, http.StatusOK)
+		if note := second.find(".secret [data-same-identity]"); note.AttrOr("data-same-identity", "") != "1" ||
+			!strings.Contains(note.Text(), "one more token of ainotes:carol") {
+			t.Errorf("a second token of ainotes:carol does not say it is one more of the same identity: %q", second.text(".secret"))
+		}
+		if shown.find("[data-same-identity]").Length() != 0 || frag.find("[data-same-identity]").Length() != 0 {
+			t.Error("the first token of an identity is said to be one more of it")
+		}
+
+		// Revoking asks first, on a step that names the token; only its confirm=yes revokes.
+		ask := b.post("/tokens/"+id+"/revoke", nil).must(t, http.StatusOK)
+		step := ask.find(`[data-revoke-step="` + id + `"]`)
+		if step.Length() != 1 || !strings.Contains(step.Text(), "token "+id+" of ainotes:carol") || !strings.Contains(step.Text(), "Night shift") ||
+			step.Find(`form input[name="confirm"][value="yes"]`).Length() != 1 || step.Find(`[data-action="token-revoke"]`).Length() != 1 {
+			t.Errorf("the revoke does not ask first on a step that names the token:\n%s", step.Text())
+		}
+		if r := f.get("/v1/threads", secret); r.status != http.StatusOK {
+			t.Errorf("asking to revoke revoked the token: %d %s", r.status, r.body)
+		}
+		if frag := b.post("/tokens/"+id+"/revoke", nil, htmx...).must(t, http.StatusOK); frag.find(`#tokens [data-revoke-step="`+id+`"]`).Length() != 1 {
+			t.Errorf("the htmx revoke does not ask first:\n%s", frag.body)
+		}
+		b.post("/tokens/"+id+"/revoke", url.Values{"confirm": {"yes"}}).redirectsTo(t, "/tokens")
 		if r := f.get("/v1/threads", secret); r.reason() != "unauthenticated" {
 			t.Errorf("the revoked token still reads: %d %s", r.status, r.body)
 		}
@@ -126,6 +151,7 @@ func TestTokensAdministration(t *testing.T) {
 			t.Error("a revoked token still has its revoke control")
 		}
 		b.post("/tokens/9999/revoke", nil).must(t, http.StatusNotFound)
+		b.post("/tokens/9999/revoke", url.Values{"confirm": {"yes"}}).must(t, http.StatusNotFound)
 
 		for _, tc := range []struct {
 			form url.Values
@@ -144,8 +170,8 @@ func TestTokensAdministration(t *testing.T) {
 				t.Errorf("the handle is not kept: %q", got)
 			}
 		}
-		if tokens, _ := db.Tokens(t.Context()); len(tokens) != 7 {
-			t.Errorf("%d tokens, want the 5 of the test, carol and dan", len(tokens))
+		if tokens, _ := db.Tokens(t.Context()); len(tokens) != 8 {
+			t.Errorf("%d tokens, want the 5 of the test, carol twice and dan", len(tokens))
 		}
 	})
 }

@@ -272,14 +272,14 @@ func TestClaimQueue(t *testing.T) {
 		f.attest(f.bob, second)
 
 		p := b.get("/moderation").must(t, http.StatusOK)
-		rows := p.find(`li[data-claim-id]`)
+		rows := p.find(`.claim-queue li[data-claim-id]`)
 		if rows.Length() != 2 || rows.First().AttrOr("data-claim-id", "") != first || rows.Last().AttrOr("data-claim-id", "") != second {
-			t.Fatalf("the queue lists the claims %v, want %s then %s", p.find(`li[data-claim-id]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-claim-id", "") }), first, second)
+			t.Fatalf("the queue lists the claims %v, want %s then %s", p.find(`.claim-queue li[data-claim-id]`).Map(func(_ int, s *goquery.Selection) string { return s.AttrOr("data-claim-id", "") }), first, second)
 		}
 		if p.find(`[data-claim-id="`+waiting+`"]`).Length() != 0 {
 			t.Error("an unverified claim waits for a verifier in the queue")
 		}
-		if p.find(`li[data-claim-id="`+first+`"] [data-action="verify"]`).Length() != 1 {
+		if p.find(`.claim-queue li[data-claim-id="`+first+`"] [data-action="verify"]`).Length() != 1 {
 			t.Error("a queued claim has no verify control")
 		}
 		res := b.post("/claims/"+first+"/verify", url.Values{"view": {"queue"}}, htmx...).must(t, http.StatusOK)

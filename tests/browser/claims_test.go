@@ -108,8 +108,11 @@ func testClaims(t *testing.T, f *forum) {
 
 	queue := f.signIn(t, tabOptions{})
 	queue.open(f.base + "/moderation")
-	if queue.count(fmt.Sprintf(`li[data-claim-id=%q] [data-action="verify"]`, waiting)) != 1 {
+	if queue.count(fmt.Sprintf(`.claim-queue li[data-claim-id=%q] [data-action="verify"]`, waiting)) != 1 {
 		t.Errorf("the queue does not offer the supported claim %s to a verifier", waiting)
+	}
+	if queue.count(fmt.Sprintf(`.claim-proposals li[data-claim-id=%q] [data-action="confirm"]`, waiting)) != 1 {
+		t.Errorf("the queue does not hold the model's proposal of %s with its confirm", waiting)
 	}
 	for _, claim := range cards {
 		if queue.count(fmt.Sprintf(`[data-claim-id=%q]`, claim)) != 0 {

@@ -20,6 +20,11 @@ func testLivePages(t *testing.T, f *forum) {
 
 	f.mod.send(t, map[string]any{"kind": "note", "thread": thread, "body": "A note sent over the API while a human watches."})
 	waitForMessage(t, watcher, "A note sent over the API while a human watches.")
+	// The header's count follows too: the question, the answer and the note.
+	watcher.do(chromedp.WaitReady(chromedp.CSS(`.thread-head #message-count[data-message-count="3"]`)))
+	if got := watcher.text(`.thread-head #message-count`); got != "3 messages" {
+		t.Errorf("the live header reads %q, want 3 messages", got)
+	}
 
 	other, _ := f.proposal(t, "Does the queue follow new proposals live?")
 	queue.do(chromedp.WaitReady(chromedp.CSS(fmt.Sprintf(`#queue-live [data-thread-id=%q]`, other))))

@@ -28,6 +28,7 @@ func TestPages(t *testing.T) {
 		{"keyboard", testKeyboard},
 		{"refusal", testRefusal},
 		{"moderation-queue", testModerationQueue},
+		{"queue-results", testQueueResults},
 		{"hide", testHide},
 		{"tokens", testTokens},
 		{"language", testLanguage},

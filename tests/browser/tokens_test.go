@@ -3,6 +3,7 @@ package browser
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -28,9 +29,21 @@ func testTokens(t *testing.T, f *forum) {
 		if status := carol.inboxStatus(t); status != http.StatusOK {
 			t.Fatalf("the secret shown on /tokens (%q) reads the inbox with status %d, want 200", secret, status)
 		}
+		// Revoking asks first, on a step that names the token; only that step revokes.
 		revoke := fmt.Sprintf(`tr[data-token-id=%q] [data-action="token-revoke"]`, id)
+		step := fmt.Sprintf(`[data-revoke-step=%q]`, id)
 		tb.do(
 			chromedp.Click(chromedp.CSS(revoke)),
+			chromedp.WaitVisible(chromedp.CSS(step+` [data-action="token-revoke"]`)),
+		)
+		if got := tb.text(step + ` h2`); !strings.Contains(got, "ainotes:"+handle) || !strings.Contains(got, id) {
+			t.Errorf("the revoke's step reads %q: it does not name the token", got)
+		}
+		if status := carol.inboxStatus(t); status != http.StatusOK {
+			t.Fatalf("asking to revoke revoked the token: the inbox answers %d", status)
+		}
+		tb.do(
+			chromedp.Click(chromedp.CSS(step+` [data-action="token-revoke"]`)),
 			chromedp.WaitNotPresent(chromedp.CSS(revoke)),
 		)
 		if tb.count(`[data-token-secret]`) != 0 {
