@@ -70,7 +70,7 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := afterCursor(claimProposalsCursorTag, cursor)
+	after, refusal := s.afterCursor(claimProposalsCursorTag, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -104,7 +104,10 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 		res.Proposals = append(res.Proposals, p)
 	}
 	if res.More {
-		c := encodeCursor(claimProposalsCursorTag, claims[len(claims)-1].ID)
+		c, refusal := s.encodeCursor(claimProposalsCursorTag, claims[len(claims)-1].ID)
+		if refusal != nil {
+			return nil, refusal
+		}
 		res.Cursor = &c
 	}
 	return res, nil
