@@ -52,6 +52,10 @@ type Options struct {
 	Timeouts Timeouts
 	// Feed tunes the streams of GET /v1/feed; zero fields mean DefaultFeedOptions.
 	Feed FeedOptions
+	// Clock is the time of the pages and of what the reputation policy derives from it (a
+	// claim's expiry, the health page's periods); nil means storage.Now. Tests set a known
+	// date.
+	Clock func() time.Time
 }
 
 // New builds the app. Each group of routes registers itself in its own function, in its own
@@ -89,7 +93,7 @@ func New(opts Options) *fiber.App {
 		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey,
 		Policies: []protocol.PolicyInfo{{Name: "reputation", Version: reputation.Evidence1Name}}})
 	// The instance's reputation policy (§ 17), beside the protocol, never inside it.
-	rep := reputation.New(svc, reputation.Options{})
+	rep := reputation.New(svc, reputation.Options{Now: opts.Clock})
 
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {
@@ -124,6 +128,9 @@ func withDefaults(opts Options) Options {
 		opts.Metrics = NewMetrics(opts.DB, opts.Version)
 	}
 	opts.Timeouts = opts.Timeouts.withDefaults()
+	if opts.Clock == nil {
+		opts.Clock = storage.Now
+	}
 	return opts
 }
 

@@ -36,6 +36,7 @@ type pages struct {
 	log        *slog.Logger
 	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
 	metrics    *Metrics
+	clock      func() time.Time // now, for the pages' times and what they derive from it
 }
 
 // access is who may use a route.
@@ -52,7 +53,7 @@ func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Servic
 	p := &pages{
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		publicRead: opts.PublicRead, log: opts.Logger,
-		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
+		feed: opts.Feed.withDefaults(), metrics: opts.Metrics, clock: opts.Clock,
 	}
 	app.Get("/setup", p.wrap(anyone, p.setupForm))
 	app.Post("/setup", p.wrap(anyone, p.setup))
@@ -75,6 +76,7 @@ func registerPages(app *fiber.App, svc *protocol.Service, rep *reputation.Servic
 	app.Get("/search", p.wrap(readers, p.searchPage))
 	app.Get("/identities", p.wrap(readers, p.identitiesPage))
 	app.Get("/identities/:identity", p.wrap(readers, p.identityPage))
+	app.Get("/health", p.wrap(readers, p.healthPage))
 	app.Get("/graph", p.wrap(readers, p.graphPage))
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
@@ -155,7 +157,7 @@ func (p *pages) begin(c *fiber.Ctx) (*pageRequest, error) {
 	lang := locale.Match(c.Query("lang"), str(r.sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))
 	r.page = &views.Page{
 		Tr: locale.For(lang), CSRF: str(r.sess, sessCSRF),
-		Path: c.Path(), Query: queryOf(c), Now: time.Now(),
+		Path: c.Path(), Query: queryOf(c), Now: p.clock(),
 	}
 	if r.user != nil {
 		r.page.Viewer = &views.Viewer{Name: r.user.Name, Admin: r.user.Admin}
