@@ -34,6 +34,7 @@ func TestPages(t *testing.T) {
 		{"csrf", testCSRF},
 		{"claims", testClaims},
 		{"live-pages", testLivePages},
+		{"track-records", testTrackRecords},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {
