@@ -117,6 +117,10 @@ func TestIdentityPages(t *testing.T) {
 		if rows.Length() < 4 || rows.First().AttrOr("data-identity-row", "") != "ainotes:bob" {
 			t.Errorf("the ranking lists %d, first %q", rows.Length(), rows.First().AttrOr("data-identity-row", ""))
 		}
+		if rank.find(`header .who a[href="/identities/human:ada"]`).Length() != 1 {
+			t.Errorf("the header's name of the human signed in does not link to their profile")
+		}
+		admin.get("/identities/human:ada").must(t, http.StatusOK) // an account that has not acted yet
 		if profileLink(rank, "ainotes:bob").Length() != 1 {
 			t.Errorf("the ranking does not link bob's profile")
 		}
