@@ -134,6 +134,24 @@ func (t *Translator) Ago(then, now time.Time) string {
 	}
 }
 
+// Day is a calendar day in the translator's short form, in UTC: "2 Dec", "2.12.".
+func (t *Translator) Day(at time.Time) string {
+	at = at.UTC()
+	if t.lang == "de" {
+		return at.Format("2.1.")
+	}
+	return at.Format("2 Jan")
+}
+
+// Month is a calendar month, in UTC: "Dec 2026", "12/2026".
+func (t *Translator) Month(at time.Time) string {
+	at = at.UTC()
+	if t.lang == "de" {
+		return at.Format("1/2006")
+	}
+	return at.Format("Jan 2006")
+}
+
 // Date is a calendar date and time in the translator's customary form, in UTC.
 func (t *Translator) Date(at time.Time) string {
 	at = at.UTC()

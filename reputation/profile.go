@@ -28,6 +28,7 @@ type CorrectedProposal struct {
 	Proposed string
 	Judged   string
 	By       string // the event label of whoever judged
+	ByID     string // and their identity, for a link to their profile
 	facts    storage.StateEventFacts
 }
 
@@ -78,7 +79,7 @@ func (s *Service) Profile(ctx context.Context, a *protocol.Actor, id string, wit
 		if ProposalFate(pr) == FateCorrected {
 			p.Corrected = append(p.Corrected, CorrectedProposal{
 				Thread: protocol.ThreadKey(pr.ThreadID), Proposed: pr.ToState, Judged: *pr.NextToState,
-				By: *pr.NextLabel, facts: pr,
+				By: *pr.NextLabel, ByID: deref(pr.NextIdentity), facts: pr,
 			})
 		}
 	}
@@ -92,4 +93,11 @@ func (s *Service) Profile(ctx context.Context, a *protocol.Actor, id string, wit
 		}
 	}
 	return p, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

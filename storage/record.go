@@ -20,6 +20,17 @@ import (
 type RecordScope struct {
 	Identity string
 	Threads  func(q *bun.SelectQuery, threadColumn string) *bun.SelectQuery
+	// Since, when not zero, keeps only the proposals made and the claims asserted from then
+	// on: the periods of the forum's health (/health). A record counts every time.
+	Since time.Time
+}
+
+// since keeps the rows whose time column is at or after s.Since, when it is set.
+func (s RecordScope) since(q *bun.SelectQuery, timeColumn string) *bun.SelectQuery {
+	if s.Since.IsZero() {
+		return q
+	}
+	return q.Where("? >= ?", bun.Ident(timeColumn), s.Since)
 }
 
 func (s RecordScope) apply(q *bun.SelectQuery, identityColumn, threadColumn string) *bun.SelectQuery {
@@ -68,7 +79,7 @@ func (f *Forum) RecordClaims(ctx context.Context, s RecordScope) ([]ClaimFacts, 
 	var out []ClaimFacts
 	q := f.q.NewSelect().TableExpr("claims AS c").
 		ColumnExpr("c.id, c.identity, c.state, c.valid_until, c.created_at")
-	err := s.apply(q, "c.identity", "c.thread_id").Scan(ctx, &out)
+	err := s.apply(s.since(q, "c.created_at"), "c.identity", "c.thread_id").Scan(ctx, &out)
 	return out, translate(err)
 }
 
@@ -105,13 +116,15 @@ type StateEventFacts struct {
 	ToState  string    `bun:"to_state"`
 	At       time.Time `bun:"at"`
 	// The next state event of the same thread; NextID is nil when there is none.
-	NextID      *int64     `bun:"next_id"`
-	NextAct     *string    `bun:"next_act"`
-	NextToState *string    `bun:"next_to_state"`
-	NextOrigin  *string    `bun:"next_origin"`
-	NextLabel   *string    `bun:"next_label"`
-	NextConfirm *int64     `bun:"next_confirms"`
-	NextAt      *time.Time `bun:"next_at"`
+	NextID      *int64  `bun:"next_id"`
+	NextAct     *string `bun:"next_act"`
+	NextToState *string `bun:"next_to_state"`
+	NextOrigin  *string `bun:"next_origin"`
+	NextLabel   *string `bun:"next_label"`
+	// NextIdentity is who set the next state: the corrector, when it corrected the proposal.
+	NextIdentity *string    `bun:"next_identity"`
+	NextConfirm  *int64     `bun:"next_confirms"`
+	NextAt       *time.Time `bun:"next_at"`
 }
 
 // RecordProposals reads the proposals in scope. stateActs are the acts that set or confirm a
@@ -127,13 +140,14 @@ func (f *Forum) RecordProposals(ctx context.Context, s RecordScope, kinds, state
 		ColumnExpr("p.id, p.thread_id, p.actor_identity AS identity, p.to_state, p.at, n.at AS next_at").
 		ColumnExpr("n.id AS next_id, n.act AS next_act, n.to_state AS next_to_state").
 		ColumnExpr("n.origin AS next_origin, n.label AS next_label, n.confirms_event_id AS next_confirms").
+		ColumnExpr("n.actor_identity AS next_identity").
 		Where("p.origin = ?", "llm").
 		Where("p.subject LIKE ?", "th%").
 		Where("p.from_state IS NOT NULL").
 		Where("p.act IN (?)", bun.In(kinds)).
 		Where("p.label NOT LIKE ?", lockPrefix+"%").
 		OrderExpr("p.id")
-	err := s.apply(q, "p.actor_identity", "p.thread_id").Scan(ctx, &out)
+	err := s.apply(s.since(q, "p.at"), "p.actor_identity", "p.thread_id").Scan(ctx, &out)
 	return out, translate(err)
 }
 

@@ -55,6 +55,10 @@ type Options struct {
 	Timeouts Timeouts
 	// Feed tunes the streams of GET /v1/feed; zero fields mean DefaultFeedOptions.
 	Feed FeedOptions
+	// Clock is the time of the pages and of what the reputation policy derives from it (a
+	// claim's expiry, the health page's periods); nil means storage.Now. Tests set a known
+	// date.
+	Clock func() time.Time
 }
 
 // New builds the app. Each group of routes registers itself in its own function, in its own
@@ -66,7 +70,7 @@ func New(opts Options) *fiber.App {
 		Deadline: opts.RequestDeadline, RealmKey: opts.RealmKey, TrustRealms: opts.TrustRealms,
 		Policies: []protocol.PolicyInfo{{Name: "reputation", Version: reputation.Evidence1Name}}})
 	// The instance's reputation policy (§ 17), beside the protocol, never inside it.
-	rep := reputation.New(svc, reputation.Options{})
+	rep := reputation.New(svc, reputation.Options{Now: opts.Clock})
 
 	// The pages exist before the app: its error handler answers with their error pages.
 	p := newPages(svc, rep, opts)
@@ -130,6 +134,9 @@ func withDefaults(opts Options) Options {
 		opts.Metrics = NewMetrics(opts.DB, opts.Version)
 	}
 	opts.Timeouts = opts.Timeouts.withDefaults()
+	if opts.Clock == nil {
+		opts.Clock = storage.Now
+	}
 	return opts
 }
 

@@ -36,6 +36,7 @@ type pages struct {
 	log        *slog.Logger
 	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
 	metrics    *Metrics
+	clock      func() time.Time // now, for the pages' times and what they derive from it
 }
 
 // access is who may use a route.
@@ -52,7 +53,7 @@ func newPages(svc *protocol.Service, rep *reputation.Service, opts Options) *pag
 	return &pages{
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		publicRead: opts.PublicRead, log: opts.Logger,
-		feed: opts.Feed.withDefaults(), metrics: opts.Metrics,
+		feed: opts.Feed.withDefaults(), metrics: opts.Metrics, clock: opts.Clock,
 	}
 }
 
@@ -90,6 +91,7 @@ func (p *pages) register(app *fiber.App) {
 	app.Get("/search", p.wrap(readers, p.searchPage))
 	app.Get("/identities", p.wrap(readers, p.identitiesPage))
 	app.Get("/identities/:identity", p.wrap(readers, p.identityPage))
+	app.Get("/health", p.wrap(readers, p.healthPage))
 	app.Get("/graph", p.wrap(readers, p.graphPage))
 	app.Get("/graph/export", p.wrap(readers, p.graphExport))
 	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
@@ -184,7 +186,7 @@ func (p *pages) begin(c *fiber.Ctx) (*pageRequest, error) {
 	lang := locale.Match(c.Query("lang"), str(r.sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))
 	r.page = &views.Page{
 		Tr: locale.For(lang), CSRF: str(r.sess, sessCSRF),
-		Path: c.Path(), Query: queryOf(c), Now: time.Now(), Realm: p.svc.Realm(), QueueCount: -1,
+		Path: c.Path(), Query: queryOf(c), Now: p.clock(), Realm: p.svc.Realm(), QueueCount: -1,
 	}
 	if r.user != nil {
 		r.page.Viewer = &views.Viewer{Name: r.user.Name, Admin: r.user.Admin}

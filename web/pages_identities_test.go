@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -59,6 +60,20 @@ func TestIdentityPages(t *testing.T) {
 		if main.Find(`[data-thread-id="`+th2+`"]`).Length() != 1 {
 			t.Errorf("the corrected proposal on %s is not listed", th2)
 		}
+		if main.Find(`[data-thread-id="`+th2+`"] a[href="/identities/human:ann"]`).Length() != 1 {
+			t.Errorf("the corrected proposal on %s does not link to its corrector human:ann", th2)
+		}
+		// The record: headings over figures, never a table in a box that scrolls sideways.
+		if main.Find(`[data-record] .record-group h3`).Length() != 6 || main.Find(`[data-record] table, .table-scroll [data-record]`).Length() != 0 {
+			t.Errorf("the record is not six headings over their figures")
+		}
+		var figures []string
+		main.Find(`[data-record-group="proposals"] h3, [data-record-group="proposals"] li`).Each(func(_ int, s *goquery.Selection) {
+			figures = append(figures, strings.Join(strings.Fields(s.Text()), " "))
+		})
+		if got := strings.Join(figures, " | "); got != "Proposed states | confirmed 1 | corrected 1 | not yet judged 0" {
+			t.Errorf("the record's proposals read %q", got)
+		}
 		if main.Find(`[data-token-id]`).Length() != 1 {
 			t.Errorf("an administrator sees %d tokens of bob, want 1", main.Find(`[data-token-id]`).Length())
 		}
@@ -102,6 +117,10 @@ func TestIdentityPages(t *testing.T) {
 		if rows.Length() < 4 || rows.First().AttrOr("data-identity-row", "") != "ainotes:bob" {
 			t.Errorf("the ranking lists %d, first %q", rows.Length(), rows.First().AttrOr("data-identity-row", ""))
 		}
+		if rank.find(`header a[data-nav="profile"][href="/identities/human:ada"]`).Length() != 1 {
+			t.Errorf("the header's name of the human signed in does not link to their profile")
+		}
+		admin.get("/identities/human:ada").must(t, http.StatusOK) // an account that has not acted yet
 		if profileLink(rank, "ainotes:bob").Length() != 1 {
 			t.Errorf("the ranking does not link bob's profile")
 		}
@@ -123,5 +142,41 @@ func TestIdentityPages(t *testing.T) {
 		if r := f.browser(t).get("/identities/ainotes:bob"); r.status != http.StatusSeeOther {
 			t.Errorf("without a session: %d", r.status)
 		}
+	})
+}
+
+// /identities ranks a page at a time: a forum of more identities than a page holds lists
+// each once over the pages, the next page's link carrying the order.
+func TestIdentitiesPaged(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", true)
+		const agents = 55
+		for i := range agents {
+			tok := f.token(fmt.Sprintf("ainotes:agent%02d", i), false, "read,write", nil)
+			f.ask(tok, fmt.Sprintf("Question %d?", i))
+		}
+		admin := f.signedIn(t, "ada")
+		seen := map[string]bool{}
+		target, pages := "/identities?order=activity", 0
+		for target != "" {
+			p := admin.get(target).must(t, http.StatusOK)
+			pages++
+			p.find(`[data-identity-row]`).Each(func(_ int, s *goquery.Selection) {
+				id := s.AttrOr("data-identity-row", "")
+				if seen[id] {
+					t.Errorf("%s is listed twice", id)
+				}
+				seen[id] = true
+			})
+			target = p.find(`a[rel="next"]`).AttrOr("href", "")
+			if target != "" && !strings.Contains(target, "order=activity") {
+				t.Errorf("the next page's link %q drops the order", target)
+			}
+		}
+		if pages != 2 || len(seen) != agents {
+			t.Errorf("%d pages listed %d identities, want 2 pages and %d", pages, len(seen), agents)
+		}
+		admin.get("/identities?cursor=not-a-cursor").must(t, http.StatusNotFound)
 	})
 }

@@ -38,6 +38,7 @@ func TestPages(t *testing.T) {
 		{"graph-sizes", testGraphSizes},
 		{"live-pages", testLivePages},
 		{"narrow-screen", testNarrowScreen},
+		{"track-records", testTrackRecords},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {
