@@ -136,6 +136,16 @@ func TestPagePostMatrix(t *testing.T) {
 			claim := m.f.assert(m.f.alice, th, ask, m.unique("port "))
 			return matrixCase{m.fresh(t, "bea"), "/claims/" + claim + "/mark", url.Values{"state": {"refuted"}}}
 		}},
+		{"/claims/:id/confirm", byMember, func(t *testing.T, m *matrixSite) matrixCase {
+			th, ask := m.f.ask(m.f.alice, m.unique("To confirm a claim of "))
+			claim := m.f.assert(m.f.alice, th, ask, m.unique("port "))
+			m.f.attest(m.f.bob, claim)
+			return matrixCase{m.fresh(t, "bea"), "/claims/" + claim + "/confirm", url.Values{}}
+		}},
+		{"/moderation/confirm", byMember, func(t *testing.T, m *matrixSite) matrixCase {
+			th := m.f.proposed(m.unique("Proposed for the queue "))
+			return matrixCase{m.fresh(t, "bea"), "/moderation/confirm", url.Values{"item": {th}}}
+		}},
 		{"/rooms", byAdmin, func(t *testing.T, m *matrixSite) matrixCase {
 			return matrixCase{m.fresh(t, "ada"), "/rooms", url.Values{"name": {m.unique("room")}, "title": {"A room"}}}
 		}},
