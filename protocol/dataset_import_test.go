@@ -101,3 +101,66 @@ func TestDatasetCarriesImportedCustody(t *testing.T) {
 		}
 	})
 }
+
+// The import takes the jsonl dataset as it takes the JSON export, over POST /v1/imports (the
+// body as it was written) and at the command line: alpha's claim lands in beta with bob's
+// proof and binding, importing it again writes nothing, and beta's own dataset carries it on
+// into gamma, which trusts both. A dataset changed after its proof is refused whole.
+func TestImportFromADataset(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		ctx := context.Background()
+		dataset, didA := alphaExportAs(t, db, protocol.FormatJSONL)
+		betaDB := storagetest.Open(t, db.Kind())
+		if _, err := betaDB.CreateAdmin(ctx, "root", "$argon2id$x"); err != nil {
+			t.Fatal(err)
+		}
+		beta := protocol.New(betaDB, protocol.Options{Realm: "beta", Limits: generous(), TrustRealms: map[string]string{"alpha": didA}})
+
+		// Changed after its proof (the note of bob's evidence): refused, nothing written.
+		tampered := bytes.Replace(dataset, []byte("PASS again"), []byte("FAIL again"), 1)
+		if bytes.Equal(tampered, dataset) {
+			t.Fatal("the dataset holds no PASS again to change")
+		}
+		_, err := beta.Import(ctx, human("root"), tampered)
+		if e := wantRefused(t, err, protocol.ReasonInvalidBody); e != nil && !strings.Contains(e.Message, "a proof does not hold") {
+			t.Errorf("the tampered dataset is refused with %q", e.Message)
+		}
+		if n := len(allThreads(t, beta)); n != 0 {
+			t.Fatalf("the refused import wrote %d threads", n)
+		}
+
+		res, err := beta.Import(ctx, human("root"), dataset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Created() || len(res.Claims) != 1 || res.Claims[0].Origin.Realm != "alpha" || res.Stances != 2 || res.Keys != 1 {
+			t.Fatalf("the import of alpha's dataset answered %+v", res)
+		}
+		c := mustClaim(t, beta, reader, "read", `{"claim":"`+res.Claims[0].ID+`"}`)
+		if c.Origin == nil || c.Origin.Claim != "cl_1" || len(c.Attestations) != 1 || c.Attestations[0].By.Identity != "alpha:bob" || c.Attestations[0].Document == nil {
+			t.Fatalf("beta reads alpha's claim as %+v", c)
+		}
+		again, err := beta.ImportExport(ctx, protocol.OperatorActor(), dataset, 0)
+		if err != nil || again.Created() || again.Known != 1 {
+			t.Fatalf("the second import answered %+v, %v", again, err)
+		}
+
+		var buf bytes.Buffer
+		if err := beta.WriteExport(ctx, 0, protocol.FormatJSONL, &buf); err != nil {
+			t.Fatal(err)
+		}
+		key, err := beta.RealmKey(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gamma := protocol.New(storagetest.Open(t, db.Kind()), protocol.Options{Realm: "gamma", Limits: generous(),
+			TrustRealms: map[string]string{"alpha": didA, "beta": key.DID()}})
+		carried, err := gamma.ImportExport(ctx, protocol.OperatorActor(), buf.Bytes(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(carried.Claims) != 1 || carried.Claims[0].Origin.Realm != "alpha" || carried.Claims[0].Origin.Claim != "cl_1" || carried.Stances != 2 {
+			t.Errorf("gamma's import of beta's dataset answered %+v", carried)
+		}
+	})
+}

@@ -124,6 +124,13 @@ func TestImportBetweenRealms(t *testing.T) {
 		if !strings.Contains(got, "imported from realm beta") || !strings.Contains(got, "1 claims (1 new), 2 stances") {
 			t.Errorf("gamma's import printed %q", got)
 		}
+		// Beta's jsonl dataset is imported as its JSON export is.
+		urlD := storagetest2URL(t, urlA)
+		got = parley(t, "import", datasetB, "--db", urlD, "--realm", "delta", "--trust-realm", "beta="+didB, "--trust-realm", "alpha="+didA).
+			ok(t, "delta's import of beta's jsonl").stdout
+		if !strings.Contains(got, "imported from realm beta") || !strings.Contains(got, "1 claims (1 new), 2 stances") {
+			t.Errorf("delta's import of beta's jsonl printed %q", got)
+		}
 		exportC := filepath.Join(dir, "gamma.json")
 		writeFile(t, exportC, parley(t, "export", "--format", "json", "--db", urlC, "--realm", "gamma").ok(t, "gamma's export").stdout)
 		out = parley(t, "verify-export", exportC).ok(t, "verify-export of gamma's export").stdout
