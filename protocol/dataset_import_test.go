@@ -81,6 +81,13 @@ func TestDatasetCarriesImportedCustody(t *testing.T) {
 			t.Errorf("the check of beta's dataset (%d fail):\n%s", failed, text)
 		}
 
+		// A claim line whose origin names another claim: bob's stance, signed on alpha's
+		// cl_1, is no longer on it, nor on any claim of beta's realm.
+		moved := bytes.Replace(data, []byte(`"origin":{"realm":"alpha","claim":"cl_1"`), []byte(`"origin":{"realm":"alpha","claim":"cl_9"`), 1)
+		if text, failed := checkDatasetText(t, moved); failed == 0 || !strings.Contains(text, "not of this export's realm beta") {
+			t.Errorf("the dataset with another origin (%d fail):\n%s", failed, text)
+		}
+
 		// The export line without its realms, signed again by beta's own realm key.
 		realmKey, err := protocol.LoadRealmKey(ctx, betaDB)
 		if err != nil {
