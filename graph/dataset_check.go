@@ -56,10 +56,24 @@ type datasetStanceLine struct {
 	LegacySignature *Signature      `json:"legacy_signature"`
 }
 
-// pendingDocument is a stance document whose proof holds, waiting for the keys' bindings.
+// datasetClaimLine is what the check reads of a claim line: the statement the stances are
+// signed on, and, for a claim imported from another realm, its origin there (§ 14), whose
+// claim id the stances signed in that realm name.
+type datasetClaimLine struct {
+	Statement string `json:"statement"`
+	Origin    *struct {
+		Realm string `json:"realm"`
+		Claim string `json:"claim"`
+	} `json:"origin"`
+}
+
+// pendingDocument is a stance document whose proof holds, waiting for the keys' bindings and
+// the export line's realm: a document that names its claim by the id it has in this dataset
+// must be of the export's realm (realm; empty when it names the claim's origin).
 type pendingDocument struct {
-	did, by string
-	at      int // its line in the report
+	did, by      string
+	realm, claim string
+	at           int // its line in the report
 }
 
 // CheckDataset checks a dataset read from r.
@@ -68,7 +82,7 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 	in := bufio.NewReaderSize(r, 1<<20)
 	sum := sha256.New()
 	counts := map[string]int{}
-	statements := map[string]string{} // claim id → statement
+	claims := map[string]*datasetClaimLine{} // claim id → its statement and origin
 	var keys []custodyKey
 	var pending []pendingDocument
 	var exportLine []byte
@@ -117,17 +131,15 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 		rank, lastID = at, id
 		switch head.Type {
 		case "claim":
-			var c struct {
-				Statement string `json:"statement"`
-			}
+			var c datasetClaimLine
 			_ = json.Unmarshal(line, &c)
-			statements[head.ID] = c.Statement
+			claims[head.ID] = &c
 		case "stance":
 			var st datasetStanceLine
 			if err := json.Unmarshal(line, &st); err != nil {
 				return nil, fmt.Errorf("line %d: the stance cannot be read: %v", lineNo, err)
 			}
-			if p := rep.checkStanceLine(&st, statements); p != nil {
+			if p := rep.checkStanceLine(&st, claims); p != nil {
 				pending = append(pending, *p)
 			}
 		case "key":
@@ -144,10 +156,11 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 		return rep, nil
 	}
 	var end struct {
-		Realm    string         `json:"realm"`
-		RealmKey string         `json:"realm_key"`
-		Counts   map[string]int `json:"counts"`
-		SHA256   string         `json:"sha256"`
+		Realm    string            `json:"realm"`
+		RealmKey string            `json:"realm_key"`
+		Realms   map[string]string `json:"realms"`
+		Counts   map[string]int    `json:"counts"`
+		SHA256   string            `json:"sha256"`
 	}
 	if err := json.Unmarshal(exportLine, &end); err != nil {
 		return nil, fmt.Errorf("the export line cannot be read: %v", err)
@@ -163,10 +176,12 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 		rep.add("sha256 of the lines before the export line", nil)
 	}
 	rep.add("counts of the lines", checkCounts(counts, end.Counts))
-	bound := rep.checkBindings(&custody{Realm: end.Realm, RealmKey: end.RealmKey, Keys: keys})
+	bound := rep.checkBindings(&custody{Realm: end.Realm, RealmKey: end.RealmKey, Keys: keys, Realms: end.Realms})
 	for _, p := range pending {
 		var err error
-		if holder, ok := bound[p.did]; !ok {
+		if p.realm != "" && p.realm != end.Realm {
+			err = fmt.Errorf("the signed stance is on %s of realm %s, not of this export's realm %s", p.claim, p.realm, end.Realm)
+		} else if holder, ok := bound[p.did]; !ok {
 			err = fmt.Errorf("its key %s has no binding in the export that holds", p.did)
 		} else if holder != p.by {
 			err = fmt.Errorf("its key %s is bound to %s, not to its author %s", p.did, holder, p.by)
@@ -178,8 +193,12 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 
 // checkStanceLine checks a stance line's legacy signature, or its document's proof and that
 // the document says what the line says; a document whose proof holds waits for the bindings.
-func (r *CustodyReport) checkStanceLine(st *datasetStanceLine, statements map[string]string) *pendingDocument {
-	statement, known := statements[st.Claim]
+func (r *CustodyReport) checkStanceLine(st *datasetStanceLine, claims map[string]*datasetClaimLine) *pendingDocument {
+	var statement string
+	claim, known := claims[st.Claim]
+	if known {
+		statement = claim.Statement
+	}
 	evidence := st.Evidence
 	if evidence == nil {
 		evidence = []Evidence{}
@@ -205,6 +224,9 @@ func (r *CustodyReport) checkStanceLine(st *datasetStanceLine, statements map[st
 	_ = json.Unmarshal(st.Document, &digest)
 	what := fmt.Sprintf("stance %s: %s by %s on %s", st.ID, d.Stance, d.By, d.Claim)
 	checked, err := signed.Verify(st.Document)
+	// A stance signed where its claim came from names the claim by its id there; any other
+	// names it by its id here, in this export's realm (checked at the export line).
+	fromOrigin := known && claim.Origin != nil && d.Realm == claim.Origin.Realm && d.Claim == claim.Origin.Claim
 	if err == nil {
 		sum := sha256.Sum256([]byte(statement))
 		text := st.Note
@@ -218,7 +240,7 @@ func (r *CustodyReport) checkStanceLine(st *datasetStanceLine, statements map[st
 		switch {
 		case d.Type != "ParleyStance":
 			err = errors.New("the document is not a ParleyStance")
-		case !known || d.Claim != st.Claim:
+		case !known || (!fromOrigin && d.Claim != st.Claim):
 			err = fmt.Errorf("the signed stance is on %s, the line's claim is %s", d.Claim, st.Claim)
 		case digest.StatementSHA256 != hex.EncodeToString(sum[:]):
 			err = fmt.Errorf("the signed statement is not the statement of %s: it was edited", st.Claim)
@@ -230,7 +252,11 @@ func (r *CustodyReport) checkStanceLine(st *datasetStanceLine, statements map[st
 	if err != nil {
 		return nil
 	}
-	return &pendingDocument{did: checked[0].DID, by: d.By, at: len(r.Lines) - 1}
+	p := &pendingDocument{did: checked[0].DID, by: d.By, claim: d.Claim, at: len(r.Lines) - 1}
+	if !fromOrigin {
+		p.realm = d.Realm
+	}
+	return p
 }
 
 // nodeTypeOf is the graph's node type of a stance kind.

@@ -111,6 +111,7 @@ type datasetKey struct {
 func (s *Service) writeDataset(ctx context.Context, scope storage.Scope, threadID int64, w io.Writer) error {
 	d := newDatasetWriter(w)
 	var exportedAt time.Time
+	var realms map[string]string
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(scope)
 		exportedAt = storage.Now()
@@ -133,12 +134,13 @@ func (s *Service) writeDataset(ctx context.Context, scope storage.Scope, threadI
 		if err != nil {
 			return err
 		}
-		return s.datasetKeys(ctx, read, keys, d)
+		realms, err = s.datasetKeys(ctx, read, keys, d)
+		return err
 	})
 	if err != nil {
 		return fault(err)
 	}
-	return s.datasetEnd(ctx, d, exportedAt)
+	return s.datasetEnd(ctx, d, exportedAt, realms)
 }
 
 // datasetRooms writes the rooms: of one thread, its room (and the room that holds it, when
@@ -297,8 +299,11 @@ func datasetStances(ctx context.Context, read *storage.Forum, threadID int64, d 
 	return keys, err
 }
 
-// datasetKeys writes the keys that signed the stances, by id, each with its binding.
-func (s *Service) datasetKeys(ctx context.Context, read *storage.Forum, used map[int64]bool, d *datasetWriter) error {
+// datasetKeys writes the keys that signed the stances, by id, each with its binding, and
+// answers the other realms whose keys signed the bindings of imported keys (as the JSON
+// export's realms), for the export line.
+func (s *Service) datasetKeys(ctx context.Context, read *storage.Forum, used map[int64]bool, d *datasetWriter) (map[string]string, error) {
+	realms := map[string]string{}
 	ids := make([]int64, 0, len(used))
 	for id := range used {
 		ids = append(ids, id)
@@ -308,7 +313,7 @@ func (s *Service) datasetKeys(ctx context.Context, read *storage.Forum, used map
 		chunk := ids[start:min(start+datasetPage, len(ids))]
 		keys, err := read.KeysByID(ctx, chunk)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, id := range chunk {
 			k, ok := keys[id]
@@ -317,29 +322,37 @@ func (s *Service) datasetKeys(ctx context.Context, read *storage.Forum, used map
 			}
 			binding, err := s.binding(ctx, k)
 			if err != nil {
-				return err
+				return nil, err
+			}
+			if k.Binding != nil {
+				s.noteForeignRealm(realms, binding)
 			}
 			if err := d.line("key", &datasetKey{ID: KeyKey(k.ID), Identity: k.Identity, DID: *k.DID,
 				PublicKey: k.PublicKey, CreatedAt: k.CreatedAt.UTC(), Binding: binding}); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	return nil
+	return realms, nil
 }
 
 // datasetEnd writes the export line: the counts, the SHA-256 of every byte before it, and
-// the realm key's proof over the line without it.
-func (s *Service) datasetEnd(ctx context.Context, d *datasetWriter, exportedAt time.Time) error {
+// the realm key's proof over the line without it; realms (when imported keys need them) name
+// the other realms' keys, as in the JSON export.
+func (s *Service) datasetEnd(ctx context.Context, d *datasetWriter, exportedAt time.Time, realms map[string]string) error {
 	key, err := s.RealmKey(ctx)
 	if err != nil {
 		return err
 	}
-	doc, err := json.Marshal(map[string]any{
+	end := map[string]any{
 		"type": "export", "parley": "1", "realm": s.realm, "realm_key": key.DID(),
 		"exported_at": exportedAt.Format(time.RFC3339Nano), "counts": d.counts,
 		"sha256": hex.EncodeToString(d.sum.Sum(nil)),
-	})
+	}
+	if len(realms) > 0 {
+		end["realms"] = realms
+	}
+	doc, err := json.Marshal(end)
 	if err != nil {
 		return err
 	}

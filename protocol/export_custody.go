@@ -77,18 +77,26 @@ func (s *Service) custodyKeys(ctx context.Context, read *storage.Forum, g *graph
 			return nil, err
 		}
 		if k.Binding != nil {
-			var b struct {
-				Realm string `json:"realm"`
-			}
-			checked, verr := signed.Verify(binding)
-			if verr == nil && json.Unmarshal(binding, &b) == nil && b.Realm != s.realm {
-				out.realms[b.Realm] = checked[0].DID
-			}
+			s.noteForeignRealm(out.realms, binding)
 		}
 		out.keys = append(out.keys, CustodyKey{ID: KeyKey(k.ID), Identity: k.Identity, DID: did, Binding: binding})
 	}
 	sort.Slice(out.keys, func(i, j int) bool { return out.keys[i].ID < out.keys[j].ID })
 	return out, nil
+}
+
+// noteForeignRealm adds to realms the realm and key that signed binding, when it is another
+// realm's: an imported key's binding was checked against its realm's trusted key when it came,
+// so the key that signed it is that realm's, and an export lists it for the binding to be
+// checked offline.
+func (s *Service) noteForeignRealm(realms map[string]string, binding json.RawMessage) {
+	var b struct {
+		Realm string `json:"realm"`
+	}
+	checked, err := signed.Verify(binding)
+	if err == nil && json.Unmarshal(binding, &b) == nil && b.Realm != s.realm {
+		realms[b.Realm] = checked[0].DID
+	}
 }
 
 // withCustody adds realm, realm_key, keys, realms (when imported keys need them) and (for AIF, whose nodes do not carry them)

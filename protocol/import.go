@@ -60,7 +60,7 @@ func (r *ImportResult) Created() bool { return r.wrote }
 
 // Import answers POST /v1/imports: the body is the JSON export, with an optional member
 // thread (th_N, the thread the claims land in), which is taken out before the export's proof
-// is checked.
+// is checked; or the jsonl dataset, as it was written.
 //
 // In the order of § 9: the caller's token, the body's form, then the right (a human
 // administrator), then the realm and the proofs.
@@ -68,9 +68,14 @@ func (s *Service) Import(ctx context.Context, a *Actor, raw []byte) (*ImportResu
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
+	if isDataset(raw) {
+		// A dataset is posted as it was written, its last line signed over every byte before
+		// it: it has no member to name a thread, and its claims land as without one.
+		return s.ImportExport(ctx, a, raw, 0)
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
-		return nil, Refuse(ReasonInvalidBody, "the body must be the JSON export (parley export --format json)")
+		return nil, Refuse(ReasonInvalidBody, "the body must be the JSON export or the jsonl dataset (parley export --format json or jsonl)")
 	}
 	var threadID int64
 	data := raw

@@ -14,14 +14,15 @@ import (
 // Reading what an import brings (§ 14): another realm's export, read into the one form the
 // import writes from — its custody (realm, realm key, the other realms it names, the keys with
 // their bindings) and its claims with their stances. Each export format that carries claims
-// has its reader here; the checks and the writing do not depend on the format. The JSON
-// export of parley export is read today; a JSON Lines reader (§ 15) adds a case to
-// readImportSource and fills the same importSource.
+// has its reader: the JSON export here, the JSON Lines dataset of § 15 in import_dataset.go;
+// the checks and the writing do not depend on the format.
 
 // importSource is an export as the import reads it.
 type importSource struct {
-	// data is the export exactly as given, for graph.CheckCustody.
+	// data is the export exactly as given, for graph.CheckCustody (graph.CheckDataset when
+	// dataset).
 	data     []byte
+	dataset  bool
 	realm    string
 	realmKey string
 	// realms are the other realms the export names, with their keys (bindings of imported
@@ -62,14 +63,17 @@ type importStance struct {
 func readImportSource(data []byte) (*importSource, *Error) {
 	trimmed := bytes.TrimSpace(data)
 	if bytes.HasPrefix(trimmed, []byte("<")) || bytes.HasPrefix(trimmed, []byte("digraph")) {
-		return nil, Refuse(ReasonInvalidBody, "the import takes the JSON export (parley export --format json), not GraphML or DOT")
+		return nil, Refuse(ReasonInvalidBody, "the import takes the JSON export or the jsonl dataset (parley export --format json or jsonl), not GraphML or DOT")
+	}
+	if isDataset(data) {
+		return readDataset(data)
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(trimmed, &top); err != nil {
-		return nil, Refuse(ReasonInvalidBody, "the import is not a JSON export (parley export --format json): %v", err)
+		return nil, Refuse(ReasonInvalidBody, "the import is not a JSON export nor a jsonl dataset (parley export --format json or jsonl): %v", err)
 	}
 	if _, aif := top["locutions"]; aif {
-		return nil, Refuse(ReasonInvalidBody, "the import takes the JSON export (parley export --format json); an AIF export carries no claims to import")
+		return nil, Refuse(ReasonInvalidBody, "the import takes the JSON export or the jsonl dataset (parley export --format json or jsonl); an AIF export carries no claims to import")
 	}
 	if _, ok := top["claims"]; !ok {
 		return nil, Refuse(ReasonInvalidBody, "the import is not a Parley JSON export: it has no claims")
@@ -114,16 +118,21 @@ func readJSONExport(data []byte, top map[string]json.RawMessage) (*importSource,
 				claim.stances = append(claim.stances, st)
 			}
 		}
-		// In the order they were taken: the state is recomputed by replaying them.
-		sort.SliceStable(claim.stances, func(a, b int) bool {
-			if !claim.stances[a].At.Equal(claim.stances[b].At) {
-				return claim.stances[a].At.Before(claim.stances[b].At)
-			}
-			return stanceNumber(claim.stances[a].ID) < stanceNumber(claim.stances[b].ID)
-		})
+		claim.sortStances()
 		src.claims = append(src.claims, &claim)
 	}
 	return src, nil
+}
+
+// sortStances puts the claim's stances in the order they were taken: the state is
+// recomputed by replaying them.
+func (c *importClaim) sortStances() {
+	sort.SliceStable(c.stances, func(a, b int) bool {
+		if !c.stances[a].At.Equal(c.stances[b].At) {
+			return c.stances[a].At.Before(c.stances[b].At)
+		}
+		return stanceNumber(c.stances[a].ID) < stanceNumber(c.stances[b].ID)
+	})
 }
 
 // stanceNumber is the number of a stance id (att_7 → 7), 0 when it has none.
@@ -198,7 +207,11 @@ func (c *importClaim) checkDocument(st *importStance, bound map[string]string) (
 // custodyHolds checks every proof of the export offline as parley verify-export does, and
 // answers the first that fails.
 func (src *importSource) custodyHolds() error {
-	report, err := graph.CheckCustody(src.data)
+	check := graph.CheckCustody
+	if src.dataset {
+		check = func(data []byte) (*graph.CustodyReport, error) { return graph.CheckDataset(bytes.NewReader(data)) }
+	}
+	report, err := check(src.data)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,12 @@ func realmAgent(realm, handle string, rights ...protocol.Right) *protocol.Actor 
 // signed stance and verified by vera: verified there, at alpha's quorum of 1.
 func alphaExport(t *testing.T, db *storage.DB) (export []byte, realmKey string) {
 	t.Helper()
+	return alphaExportAs(t, db, "json")
+}
+
+// alphaExportAs is alphaExport in format (json, or the jsonl dataset).
+func alphaExportAs(t *testing.T, db *storage.DB, format string) (export []byte, realmKey string) {
+	t.Helper()
 	ctx := context.Background()
 	svc := protocol.New(db, protocol.Options{Realm: "alpha", Limits: generous()})
 	alice, bob, vera := realmAgent("alpha", "alice"), newSigner(t, svc, realmAgent("alpha", "bob"), 'b'), realmAgent("alpha", "vera", protocol.RightVerify)
@@ -41,7 +47,7 @@ func alphaExport(t *testing.T, db *storage.DB) (export []byte, realmKey string) 
 		t.Fatalf("alpha's claim is %s, not verified", c.State)
 	}
 	var buf bytes.Buffer
-	if err := svc.WriteExport(ctx, 0, "json", &buf); err != nil {
+	if err := svc.WriteExport(ctx, 0, format, &buf); err != nil {
 		t.Fatal(err)
 	}
 	key, err := svc.RealmKey(ctx)

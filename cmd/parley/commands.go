@@ -45,7 +45,7 @@ func commands() []*command {
 		{name: "verify-export", synopsis: "FILE",
 			summary: "check every signature of an export offline: one line each, exit 0 when all hold, 1 otherwise", run: runVerifyExport},
 		{name: "import", synopsis: "FILE [--thread th_N] [--trust-realm NAME=DID]…",
-			summary: "bring another realm's claims (its JSON export) into this forum: refused whole unless every proof holds and the realm is trusted", run: runImport},
+			summary: "bring another realm's claims (its JSON export or jsonl dataset) into this forum: refused whole unless every proof holds and the realm is trusted", run: runImport},
 		{name: "realm-key",
 			summary: "print this forum's realm key as a did:key (made on the first start and kept in the database)", run: runRealmKey},
 		{name: "backup", synopsis: "FILE",

@@ -9,8 +9,8 @@ import (
 	"github.com/parleyforum/parley/protocol"
 )
 
-// runImport brings the claims of another realm's JSON export into this forum (PROTOCOL.md
-// § 14): only from a realm trusted with --trust-realm or PARLEY_TRUST_REALMS, only when every
+// runImport brings the claims of another realm's JSON export or jsonl dataset into this
+// forum (PROTOCOL.md § 14): only from a realm trusted with --trust-realm or PARLEY_TRUST_REALMS, only when every
 // proof holds, in one transaction. A refusal is one line naming what failed, and nothing is
 // written; importing the same export again writes nothing.
 func runImport(ctx context.Context, s *stdio, c *command, args []string) error {

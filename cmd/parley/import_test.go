@@ -103,6 +103,14 @@ func TestImportBetweenRealms(t *testing.T) {
 			writeFile(t, file, parley(t, "export", "--format", format, "--db", urlB, "--realm", "beta").ok(t, "beta's "+format).stdout)
 			parley(t, "verify-export", file).ok(t, "verify-export of beta's "+format)
 		}
+		// Beta's dataset too: the claim line keeps alpha's origin, the export line names
+		// alpha's key, and bob's proof and binding hold.
+		datasetB := filepath.Join(dir, "beta.jsonl")
+		writeFile(t, datasetB, parley(t, "export", "--format", "jsonl", "--db", urlB, "--realm", "beta").ok(t, "beta's jsonl").stdout)
+		out = parley(t, "verify-export", datasetB).ok(t, "verify-export of beta's jsonl").stdout
+		if !strings.Contains(out, "attest by alpha:bob on "+claimID) || !strings.Contains(out, "to alpha:bob") || !strings.Contains(out, "0 fail") {
+			t.Errorf("verify-export of beta's jsonl printed:\n%s", out)
+		}
 		parley(t, "verify-export", exportA).ok(t, "verify-export of alpha's export, again")
 
 		// Gamma trusts beta but not alpha: beta's export names alpha's key for bob's
@@ -115,6 +123,13 @@ func TestImportBetweenRealms(t *testing.T) {
 			ok(t, "gamma's import").stdout
 		if !strings.Contains(got, "imported from realm beta") || !strings.Contains(got, "1 claims (1 new), 2 stances") {
 			t.Errorf("gamma's import printed %q", got)
+		}
+		// Beta's jsonl dataset is imported as its JSON export is.
+		urlD := storagetest2URL(t, urlA)
+		got = parley(t, "import", datasetB, "--db", urlD, "--realm", "delta", "--trust-realm", "beta="+didB, "--trust-realm", "alpha="+didA).
+			ok(t, "delta's import of beta's jsonl").stdout
+		if !strings.Contains(got, "imported from realm beta") || !strings.Contains(got, "1 claims (1 new), 2 stances") {
+			t.Errorf("delta's import of beta's jsonl printed %q", got)
 		}
 		exportC := filepath.Join(dir, "gamma.json")
 		writeFile(t, exportC, parley(t, "export", "--format", "json", "--db", urlC, "--realm", "gamma").ok(t, "gamma's export").stdout)
