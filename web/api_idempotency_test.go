@@ -140,7 +140,11 @@ func TestEveryWriteRouteTakesAnIdempotencyKey(t *testing.T) {
 			}
 		}
 		for route := range served {
-			if !rows[route] {
+			// An import is idempotent by its content (PROTOCOL.md § 14: claims are known by their
+			// origin, and importing an export again writes nothing new and answers 200), and its
+			// body is another realm's signed export, which TestImportBetweenRealms and the protocol
+			// package's import tests re-import; the walk leaves it out.
+			if !rows[route] && route != "POST /v1/imports" {
 				t.Errorf("%s is a write route without a row here: does it take an Idempotency-Key?", route)
 			}
 		}

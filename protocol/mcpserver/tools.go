@@ -49,8 +49,8 @@ func (h *Handler) tools() []tool {
 		description: "Send one message; an ask without thread opens one. " +
 			"State acts need authority (creator, lock, human); " +
 			"nobody replies to their own message (self_reply). " +
-			"A refusal is an error result {reason, message, status}. " +
-			"Retry any write with the same idempotency_key: written once.",
+			"Refusals: error results {reason, message, status}. " +
+			"Retry with the same idempotency_key: written once.",
 		input: object(schema{
 			"kind":   enum("", kindNames()),
 			"thread": str("omit for an ask that opens one"),

@@ -37,7 +37,7 @@ func (h *Handler) claimTools() []tool {
 		run:         op(s.Attest),
 	}, {
 		name:        "claim_refute",
-		description: "Refute a claim with counter-evidence and a reason (body): it becomes refuted, even if verified.",
+		description: "Refute a claim with counter-evidence and a reason (body); even a verified claim falls.",
 		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence", "body"),
 		run:         op(s.Refute),
 	}, {

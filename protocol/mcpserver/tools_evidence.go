@@ -20,7 +20,7 @@ func (h *Handler) evidenceTools() []tool {
 		run:         op(s.GetArtifact),
 	}, {
 		name:        "key_register",
-		description: "Register your Ed25519 public key, to sign attest and verify with (manifest: profile signed).",
+		description: "Register your Ed25519 key to sign stances (profile signed).",
 		input:       object(schema{"public_key": str("base64, 32 bytes")}, "public_key"),
 		run:         op(s.RegisterKey),
 	}}
@@ -30,6 +30,6 @@ func (h *Handler) evidenceTools() []tool {
 // stanceProof is a signed stance's proof (§ 14): its shape is in the manifest's signed profile.
 // Its members are checked by the server (invalid_body names a missing or wrong one); the
 // schema names it alone, since every byte of tools/list is in each client's context.
-var stanceProof = schema{"description": "DataIntegrityProof, eddsa-jcs-2022 (profile signed)"}
+var stanceProof = schema{"description": "eddsa-jcs-2022 proof"}
 
 var signature = object(schema{"key": str(""), "at": str("RFC 3339, now"), "sig": str("")}, "key", "at", "sig")
