@@ -24,14 +24,13 @@ type stanceOp struct {
 	evidence bool   // at least one item required
 	note     bool   // takes note?
 	body     bool   // takes body (required)
-	signable bool   // takes signature? (§ 13 signed)
 	right    func(*Actor) *Error
 }
 
 var (
-	attestOp = stanceOp{op: OpAttest, kind: storage.StanceAttest, evidence: true, note: true, signable: true, right: needsWrite}
+	attestOp = stanceOp{op: OpAttest, kind: storage.StanceAttest, evidence: true, note: true, right: needsWrite}
 	refuteOp = stanceOp{op: OpRefute, kind: storage.StanceRefute, evidence: true, body: true, right: needsWrite}
-	verifyOp = stanceOp{op: OpVerify, kind: storage.StanceVerify, note: true, signable: true, right: CanVerify}
+	verifyOp = stanceOp{op: OpVerify, kind: storage.StanceVerify, note: true, right: CanVerify}
 )
 
 func needsWrite(a *Actor) *Error { return requireActor(a, RightWrite) }
@@ -86,11 +85,8 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 	if err != nil {
 		return nil, err
 	}
-	var sig *signatureInput
-	if op.signable {
-		if sig, err = decodeSignature(o, storage.Now()); err != nil {
-			return nil, err
-		}
+	if err := refuseSignature(o); err != nil {
+		return nil, err
 	}
 	if err := o.rest(); err != nil {
 		return nil, err
@@ -104,9 +100,6 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 	return s.runClaimTx(ctx, a, ext, func(ctx context.Context, c *claimTx) (*storage.Claim, error) {
 		claim, err := c.lockedClaim(ctx, id)
 		if err != nil {
-			return nil, err
-		}
-		if err := c.checkSignature(ctx, sig, claim, in.evidence); err != nil {
 			return nil, err
 		}
 		document, proofKey, err := c.checkProof(ctx, proof, op, claim, &in)
@@ -152,7 +145,6 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 			Note: in.note, Body: in.body, CreatedAt: c.now,
 			ProvenanceModel: prov.Model, ProvenanceClient: prov.Client,
 		}
-		sig.sign(st)
 		st.Proof, st.ProofKeyID = document, proofKey
 		if err := c.f.InsertStance(ctx, st); err != nil {
 			return nil, err

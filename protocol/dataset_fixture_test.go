@@ -10,6 +10,7 @@ import (
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
 )
 
 // datasetForum is a small forum with one of everything the dataset carries: rooms (one
@@ -68,8 +69,10 @@ func newDatasetForum(t *testing.T, db *storage.DB) *datasetForum {
 		"proof":    stanceProof(t, signed.NewSigner(bob.priv), doc, time.Now())})); err != nil {
 		t.Fatal(err)
 	}
-	sig := signature(t, vera.priv, vera.key, f.claim, statement, vera.actor.Identity, nil, time.Now())
-	mustClaim(t, f.svc, vera.actor, "verify", jsonOf(map[string]any{"claim": f.claim, "signature": sig}))
+	// vera's verification carries a version 1 signature, written into its row as a forum
+	// before version 2 of the profile stored it: no operation takes one any more.
+	verified := mustClaim(t, f.svc, vera.actor, "verify", jsonOf(map[string]any{"claim": f.claim}))
+	storagetest.SignLegacy(t, db, verified.Verifications[0].ID, vera.key, vera.priv, time.Now())
 	mustClaim(t, f.svc, carol, "refute", jsonOf(map[string]any{"claim": f.claim, "body": "it fails on arm64",
 		"evidence": json.RawMessage(proof), "provenance": map[string]string{"model": "m-2"}}))
 	f.older = mustClaim(t, f.svc, alice, "assert", jsonOf(map[string]any{"thread": f.general, "statement": "the port is 8080",

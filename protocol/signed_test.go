@@ -18,8 +18,8 @@ import (
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
-// § 13 signed on both databases: keys, and signatures on attestations and verifications —
-// good ones kept and returned, bad ones refused with nothing written.
+// § 14 signed on both databases: keys; a version 1 signature refused on every new stance;
+// and stances stored with one before version 2 still read with it and checkable.
 
 // signer is an identity with an Ed25519 key registered for it.
 type signer struct {
@@ -43,9 +43,9 @@ func publicKeyOf(priv ed25519.PrivateKey) string {
 	return base64.StdEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
 }
 
-// signature is the signature field for a stance on claim (with statement) citing evidence,
-// signed with priv as by at the time at.
-func signature(t *testing.T, priv ed25519.PrivateKey, key, claim, statement, by string, evidence []signed.Evidence, at time.Time) map[string]string {
+// legacySignature is a version 1 signature field for a stance on claim (with statement)
+// citing evidence, signed with priv as by at the time at: one that held before version 2.
+func legacySignature(t *testing.T, priv ed25519.PrivateKey, key, claim, statement, by string, evidence []signed.Evidence, at time.Time) map[string]string {
 	t.Helper()
 	stamp := at.UTC().Format(time.RFC3339)
 	sig, err := signed.Sign(priv, signed.NewPayload(claim, statement, evidence, by, stamp))
@@ -55,7 +55,64 @@ func signature(t *testing.T, priv ed25519.PrivateKey, key, claim, statement, by 
 	return map[string]string{"key": key, "at": stamp, "sig": sig}
 }
 
-func TestSignedAttestationsAndVerifications(t *testing.T) {
+// A version 1 signature covers too little (not the kind of stance, nor its note): attest,
+// refute and verify refuse it, even one that holds, with invalid_body naming what to send
+// instead, and write nothing.
+func TestVersion1SignatureRefused(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		svc := newService(t, db)
+		alice := agent("alice", "read,write")
+		bob := newSigner(t, svc, agent("bob", "read,write"), 'b')
+		vera := newSigner(t, svc, agent("vera", "read,write,verify"), 'v')
+		th := send(t, svc, alice, envelope("ask", "", "Does the build pass?")).Thread.ID
+		const statement = "the build passes on main"
+		claim := mustClaim(t, svc, alice, "assert", `{"thread":"`+th+`","statement":"`+statement+`","evidence":[{"kind":"log","ref":"PASS"}]}`).ID
+		evidence := []signed.Evidence{{Kind: "log", Ref: "go test ./... PASS"}}
+		evidenceJSON := json.RawMessage(`[{"kind":"log","ref":"go test ./... PASS"}]`)
+		now := time.Now()
+		for _, c := range []struct {
+			op    string
+			as    *signer
+			input map[string]any
+		}{
+			{"attest", bob, map[string]any{"evidence": evidenceJSON}},
+			{"refute", bob, map[string]any{"evidence": evidenceJSON, "body": "it fails on arm64"}},
+			{"verify", vera, map[string]any{}},
+		} {
+			t.Run(c.op, func(t *testing.T) {
+				input := map[string]any{"claim": claim}
+				for k, v := range c.input {
+					input[k] = v
+				}
+				items := evidence
+				if c.op == "verify" {
+					items = nil
+				}
+				input["signature"] = legacySignature(t, c.as.priv, c.as.key, claim, statement, c.as.actor.Identity, items, now)
+				_, err := claimOp(svc, c.as.actor, c.op, jsonOf(input))
+				e := wantRefused(t, err, protocol.ReasonInvalidBody)
+				for _, want := range []string{"field signature", "proof", "eddsa-jcs-2022", "profile signed"} {
+					if e != nil && !strings.Contains(e.Message, want) {
+						t.Errorf("refused with %q, want it to say %q", e.Message, want)
+					}
+				}
+			})
+		}
+		read := mustClaim(t, svc, reader, "read", `{"claim":"`+claim+`"}`)
+		if read.State != protocol.ClaimUnverified || len(read.Attestations)+len(read.Refutations)+len(read.Verifications) != 0 {
+			t.Errorf("refused signatures changed the claim: %s with %d attestations, %d refutations, %d verifications",
+				read.State, len(read.Attestations), len(read.Refutations), len(read.Verifications))
+		}
+		if evs := events(t, svc, th); len(evs) != 2 { // the ask and the assert
+			t.Errorf("refused signatures wrote events: %d", len(evs))
+		}
+	})
+}
+
+// Stances stored with a version 1 signature before version 2 (written straight into their
+// rows, as such a forum stored them) read with it: the key, its public key, the at and the
+// signature, enough for a reader to check it without the server.
+func TestLegacySignaturesRead(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		svc := newService(t, db)
 		alice := agent("alice", "read,write")
@@ -63,57 +120,14 @@ func TestSignedAttestationsAndVerifications(t *testing.T) {
 		carol := newSigner(t, svc, agent("carol", "read,write"), 'c')
 		vera := newSigner(t, svc, agent("vera", "read,write,verify"), 'v')
 		th := send(t, svc, alice, envelope("ask", "", "Does the build pass?")).Thread.ID
-		const statement = "the build passes on main"
-		claim := mustClaim(t, svc, alice, "assert", `{"thread":"`+th+`","statement":"`+statement+`","evidence":[{"kind":"log","ref":"PASS"}]}`).ID
-		note := "ran it twice"
-		evidence := []signed.Evidence{{Kind: "reproducer", Ref: "go test ./...", Note: &note}}
-		evidenceJSON := `[{"kind":"reproducer","ref":"go test ./...","note":"ran it twice"}]`
-		attest := func(s *signer, sig map[string]string) error {
-			_, err := claimOp(svc, s.actor, "attest", jsonOf(map[string]any{"claim": claim, "evidence": json.RawMessage(evidenceJSON), "signature": sig}))
-			return err
-		}
+		claim := mustClaim(t, svc, alice, "assert", `{"thread":"`+th+`","statement":"the build passes on main","evidence":[{"kind":"log","ref":"PASS"}]}`).ID
+		mustClaim(t, svc, bob.actor, "attest", `{"claim":"`+claim+`","evidence":[{"kind":"reproducer","ref":"go test ./...","note":"ran it twice"}]}`)
+		mustClaim(t, svc, carol.actor, "attest", `{"claim":"`+claim+`","evidence":[{"kind":"log","ref":"PASS"}]}`)
+		mustClaim(t, svc, vera.actor, "verify", `{"claim":"`+claim+`"}`)
+		stored := mustClaim(t, svc, reader, "read", `{"claim":"`+claim+`"}`)
 		now := time.Now()
-		good := signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now)
-
-		refusals := []struct {
-			name string
-			sig  map[string]string
-			want string // in the refusal's message
-		}{
-			{"signed with another private key", signature(t, carol.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now), "does not match"},
-			{"a foreign key", signature(t, carol.priv, carol.key, claim, statement, bob.actor.Identity, evidence, now), "a key of ainotes:carol"},
-			{"a key never registered", signature(t, bob.priv, "key_999", claim, statement, bob.actor.Identity, evidence, now), "not a registered key"},
-			{"stale", signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now.Add(-11*time.Minute)), "from the server's clock"},
-			{"from the future", signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, evidence, now.Add(11*time.Minute)), "from the server's clock"},
-			{"over another statement", signature(t, bob.priv, bob.key, claim, "the build fails", bob.actor.Identity, evidence, now), "does not match"},
-			{"over other evidence", signature(t, bob.priv, bob.key, claim, statement, bob.actor.Identity, nil, now), "does not match"},
-			{"in another's name", signature(t, bob.priv, bob.key, claim, statement, "ainotes:carol", evidence, now), "does not match"},
-			{"an at that is no time", map[string]string{"key": bob.key, "at": "yesterday", "sig": good["sig"]}, "RFC 3339"},
-			{"a sig of the wrong size", map[string]string{"key": bob.key, "at": good["at"], "sig": "AAAA"}, "64"},
-			{"no sig", map[string]string{"key": bob.key, "at": good["at"]}, "signature.sig is missing"},
-			{"a field too many", map[string]string{"key": bob.key, "at": good["at"], "sig": good["sig"], "alg": "ed25519"}, "alg"},
-		}
-		for _, c := range refusals {
-			e := wantRefused(t, attest(bob, c.sig), protocol.ReasonInvalidBody)
-			if !strings.Contains(e.Message, c.want) {
-				t.Errorf("%s: refused with %q, want it to say %q", c.name, e.Message, c.want)
-			}
-		}
-		if got := mustClaim(t, svc, reader, "read", `{"claim":"`+claim+`"}`); len(got.Attestations) != 0 || got.State != protocol.ClaimUnverified {
-			t.Fatalf("refused signatures changed the claim: %d attestations, %s", len(got.Attestations), got.State)
-		}
-		if evs := events(t, svc, th); len(evs) != 2 { // the ask and the assert
-			t.Errorf("refused signatures wrote events: %d", len(evs))
-		}
-
-		if err := attest(bob, good); err != nil {
-			t.Fatalf("a good signature: %v", err)
-		}
-		if err := attest(carol, nil); err != nil { // signing is optional
-			t.Fatalf("an unsigned attestation: %v", err)
-		}
-		verification := signature(t, vera.priv, vera.key, claim, statement, vera.actor.Identity, nil, now)
-		mustClaim(t, svc, vera.actor, "verify", jsonOf(map[string]any{"claim": claim, "signature": verification}))
+		storagetest.SignLegacy(t, db, stored.Attestations[0].ID, bob.key, bob.priv, now)
+		storagetest.SignLegacy(t, db, stored.Verifications[0].ID, vera.key, vera.priv, now)
 
 		read := mustClaim(t, svc, reader, "read", `{"claim":"`+claim+`"}`)
 		if read.State != protocol.ClaimVerified || len(read.Attestations) != 2 || len(read.Verifications) != 1 {

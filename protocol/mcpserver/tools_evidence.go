@@ -1,8 +1,8 @@
 package mcpserver
 
-// The tools of the artifacts and signed profiles (§ 13): the same operations as PUT and
-// GET /v1/artifacts and PUT /v1/keys, and the signature that claim_attest and claim_verify
-// take. The manifest's profiles artifacts and signed have the details, so that tools/list,
+// The tools of the artifacts and signed profiles (§ 13, § 14): the same operations as PUT
+// and GET /v1/artifacts and PUT /v1/keys, and the proof that claim_attest, claim_refute and
+// claim_verify take. The manifest's profiles artifacts and signed have the details, so that tools/list,
 // which is in every client's context, stays small.
 func (h *Handler) evidenceTools() []tool {
 	s := h.svc
@@ -26,10 +26,7 @@ func (h *Handler) evidenceTools() []tool {
 	}}
 }
 
-// signature is the optional signature of claim_attest and claim_verify (§ 13 signed).
 // stanceProof is a signed stance's proof (§ 14): its shape is in the manifest's signed profile.
 // Its members are checked by the server (invalid_body names a missing or wrong one); the
 // schema names it alone, since every byte of tools/list is in each client's context.
 var stanceProof = schema{"description": "eddsa-jcs-2022 proof"}
-
-var signature = object(schema{"key": str(""), "at": str("RFC 3339, now"), "sig": str("")}, "key", "at", "sig")
