@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/parleyforum/parley/protocol"
-	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -28,24 +27,26 @@ func tinyPNG(t *testing.T) string {
 	return buf.String()
 }
 
-// signedAttest lets token attest claim (whose statement is statement) as identity, signed
-// with a key it registers first; it returns the key's id.
-func (f *forum) signedAttest(token, identity, claim, statement string) string {
+// legacySignedAttest lets token attest claim, then gives the attestation a version 1
+// signature by a key it registers first, written into the row as a forum before version 2 of
+// the signed profile stored it (no operation takes one any more); it returns the key's id.
+func (f *forum) legacySignedAttest(token, claim string) string {
 	f.t.Helper()
 	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
 	public := base64.StdEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
 	key := f.must(f.do(request{method: http.MethodPut, target: "/v1/keys", token: token, body: `{"public_key":"` + public + `"}`}), http.StatusCreated).at("key", "id")
-	var items []signed.Evidence
-	if err := json.Unmarshal([]byte(proofLog), &items); err != nil {
-		f.t.Fatal(err)
+	attested := f.must(f.post("/v1/claims/"+claim+"/attest", token, `{"evidence":`+proofLog+`}`), http.StatusOK)
+	var res struct {
+		Claim struct {
+			Attestations []struct {
+				ID string `json:"id"`
+			} `json:"attestations"`
+		} `json:"claim"`
 	}
-	at := time.Now().UTC().Format(time.RFC3339)
-	sig, err := signed.Sign(priv, signed.NewPayload(claim, statement, items, identity, at))
-	if err != nil {
-		f.t.Fatal(err)
+	if err := json.Unmarshal(attested.body, &res); err != nil || len(res.Claim.Attestations) == 0 {
+		f.t.Fatalf("the attestation: %v %s", err, attested.body)
 	}
-	f.must(f.post("/v1/claims/"+claim+"/attest", token,
-		`{"evidence":`+proofLog+`,"signature":{"key":"`+key+`","at":"`+at+`","sig":"`+sig+`"}}`), http.StatusOK)
+	storagetest.SignLegacy(f.t, f.db, res.Claim.Attestations[len(res.Claim.Attestations)-1].ID, key, priv, time.Now())
 	return key
 }
 
@@ -70,7 +71,7 @@ func TestClaimCardArtifactsSignaturesQuorum(t *testing.T) {
 		claim := f.must(f.post("/v1/claims", f.alice, `{"thread":"`+thread+`","parent":"`+ask+`","statement":"`+statement+`","evidence":[`+
 			`{"kind":"artifact","ref":"`+refs["log"]+`","note":"the build log"},{"kind":"artifact","ref":"`+refs["html"]+`"},`+
 			`{"kind":"artifact","ref":"`+refs["png"]+`","note":"the port screen"}]}`), http.StatusCreated).at("claim", "id")
-		key := f.signedAttest(f.bob, "ainotes:bob", claim, statement)
+		key := f.legacySignedAttest(f.bob, claim)
 		f.must(f.post("/v1/claims/"+claim+"/verify", f.human, `{}`), http.StatusOK)
 
 		p := b.get("/threads/"+thread).must(t, http.StatusOK)

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/parleyforum/parley/protocol"
-	"github.com/parleyforum/parley/signed"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
 )
 
 // parley verify-export checks every signature of an export without the server, in each
@@ -100,11 +101,19 @@ func TestVerifyExport(t *testing.T) {
 }
 
 // signedForum fills a fresh database: Alice's claim, attested by Bob and verified by Vera,
-// each signing with a registered key, and attested by Carol unsigned.
+// each with a version 1 signature by a registered key, and attested by Carol unsigned. No
+// operation takes a version 1 signature any more: the two are written into the stances' rows
+// as a forum before version 2 of the signed profile stored them, so that exports and
+// verify-export are checked on such stances (legacy_signature).
 func signedForum(t *testing.T, url string) (attestation, verification string) {
 	t.Helper()
 	ctx := context.Background()
 	svc := migratedService(t, url)
+	db, err := storage.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	agent := func(handle string, rights ...protocol.Right) *protocol.Actor {
 		r := protocol.Rights{protocol.RightRead: true, protocol.RightWrite: true}
 		for _, right := range rights {
@@ -118,23 +127,19 @@ func signedForum(t *testing.T, url string) (attestation, verification string) {
 	must(res, err)
 	c, err := svc.Assert(ctx, alice, []byte(`{"thread":"`+res.Thread.ID+`","statement":"the build passes on main","evidence":[{"kind":"log","ref":"PASS"}]}`))
 	must(c, err)
-	sign := func(a *protocol.Actor, seed byte, evidence []signed.Evidence) string {
+	sign := func(a *protocol.Actor, seed byte, stance string) {
 		priv := ed25519.NewKeyFromSeed([]byte(strings.Repeat(string(rune(seed)), ed25519.SeedSize)))
 		key, err := svc.RegisterKey(ctx, a, []byte(`{"public_key":"`+base64.StdEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))+`"}`))
 		must(key, err)
-		at := time.Now().UTC().Format(time.RFC3339)
-		sig, err := signed.Sign(priv, signed.NewPayload(c.Claim.ID, c.Claim.Statement, evidence, a.Identity, at))
-		must(sig, err)
-		return `{"key":"` + key.Key.ID + `","at":"` + at + `","sig":"` + sig + `"}`
+		storagetest.SignLegacy(t, db, stance, key.Key.ID, priv, time.Now())
 	}
-	note := "go test ./... passes"
-	bobs := sign(bob, 'b', []signed.Evidence{{Kind: "reproducer", Ref: "make test", Note: &note}})
-	attested, err := svc.Attest(ctx, bob, []byte(`{"claim":"`+c.Claim.ID+`","evidence":[{"kind":"reproducer","ref":"make test","note":"`+note+`"}],"signature":`+bobs+`}`))
+	attested, err := svc.Attest(ctx, bob, []byte(`{"claim":"`+c.Claim.ID+`","evidence":[{"kind":"reproducer","ref":"make test","note":"go test ./... passes"}]}`))
 	must(attested, err)
+	sign(bob, 'b', attested.Claim.Attestations[0].ID)
 	must(svc.Attest(ctx, carol, []byte(`{"claim":"`+c.Claim.ID+`","evidence":[{"kind":"log","ref":"PASS too"}]}`)))
-	veras := sign(vera, 'v', nil)
-	verified, err := svc.Verify(ctx, vera, []byte(`{"claim":"`+c.Claim.ID+`","signature":`+veras+`}`))
+	verified, err := svc.Verify(ctx, vera, []byte(`{"claim":"`+c.Claim.ID+`"}`))
 	must(verified, err)
+	sign(vera, 'v', verified.Claim.Verifications[0].ID)
 	return attested.Claim.Attestations[0].ID, verified.Claim.Verifications[0].ID
 }
 

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
@@ -10,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyforum/parley/signed"
+	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/storage/storagetest"
 )
 
 // buildLog is a text artifact whose first line a page must show as text, never run.
@@ -58,8 +60,10 @@ func (a agent) registerKey(t *testing.T, priv ed25519.PrivateKey) (key, identity
 }
 
 // artifactClaim is a claim of alice's anchored in message that cites buildLog as a stored
-// artifact, which bob attests with a signature: a card with a text artifact and a signed
-// mark. It returns the claim and bob's key.
+// artifact, which bob attests, his attestation carrying a version 1 signature: a card with a
+// text artifact and a signed mark. No operation takes a version 1 signature any more, so it
+// is written into the stance's row as a forum before version 2 of the signed profile stored
+// it. It returns the claim and bob's key.
 func (f *forum) artifactClaim(t *testing.T, thread, message string) (claim, key string) {
 	t.Helper()
 	const statement = "parley serve listens on 127.0.0.1:8080"
@@ -67,14 +71,24 @@ func (f *forum) artifactClaim(t *testing.T, thread, message string) (claim, key 
 	claim = f.alice.claim(t, "/v1/claims", map[string]any{"thread": thread, "parent": message, "statement": statement,
 		"evidence": []map[string]any{{"kind": "artifact", "ref": ref, "note": "the test run's log"}}})
 	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{42}, ed25519.SeedSize))
-	key, identity := f.bob.registerKey(t, priv)
-	proof := []signed.Evidence{{Kind: "artifact", Ref: ref}}
-	at := time.Now().UTC().Format(time.RFC3339)
-	sig, err := signed.Sign(priv, signed.NewPayload(claim, statement, proof, identity, at))
+	key, _ = f.bob.registerKey(t, priv)
+	raw, _ := json.Marshal(map[string]any{"evidence": []map[string]string{{"kind": "artifact", "ref": ref}}})
+	status, body := f.bob.call(t, http.MethodPost, "/v1/claims/"+claim+"/attest", raw)
+	var res struct {
+		Claim struct {
+			Attestations []struct {
+				ID string `json:"id"`
+			} `json:"attestations"`
+		} `json:"claim"`
+	}
+	if err := json.Unmarshal(body, &res); status != http.StatusOK || err != nil || len(res.Claim.Attestations) == 0 {
+		t.Fatalf("bob's attestation: %d %s", status, body)
+	}
+	db, err := storage.Open(context.Background(), f.dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.bob.claim(t, "/v1/claims/"+claim+"/attest", map[string]any{"evidence": proof,
-		"signature": map[string]string{"key": key, "at": at, "sig": sig}})
+	defer db.Close()
+	storagetest.SignLegacy(t, db, res.Claim.Attestations[0].ID, key, priv, time.Now())
 	return claim, key
 }

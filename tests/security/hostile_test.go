@@ -102,8 +102,14 @@ func hostileFields() []hostileField {
 		}
 	}
 	add("claim_attest", "writer", stance(map[string]any{"note": "I saw it."}), "claim", "evidence.0.ref", "evidence.0.note", "note", "from.extension")
-	add("claim_attest", "writer", stance(map[string]any{"signature": map[string]any{"key": "key_1", "at": "2026-12-01T00:00:00Z", "sig": "AAAA"}}),
-		"signature.key", "signature.at", "signature.sig")
+	// A stance's proof, made afresh for each field, since put writes into the nested object.
+	proofed := func(h *hostileSetup) map[string]any {
+		const did = "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+		return stance(map[string]any{"proof": map[string]any{"type": "DataIntegrityProof", "cryptosuite": "eddsa-jcs-2022",
+			"created": time.Now().UTC().Format(time.RFC3339), "verificationMethod": did + "#" + strings.TrimPrefix(did, "did:key:"),
+			"proofPurpose": "assertionMethod", "proofValue": "z1111"}})(h)
+	}
+	add("claim_attest", "writer", proofed, "proof.type", "proof.cryptosuite", "proof.created", "proof.verificationMethod", "proof.proofPurpose", "proof.proofValue")
 	add("claim_refute", "writer", stance(map[string]any{"body": "It is 9090."}), "claim", "evidence.0.ref", "body")
 	add("claim_verify", "human", stance(map[string]any{"note": "Checked."}), "claim", "note", "evidence.0.ref")
 	add("claim_read", "writer", func(h *hostileSetup) map[string]any { return map[string]any{"claim": h.f.claim} }, "claim")
