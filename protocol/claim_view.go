@@ -54,7 +54,8 @@ type StanceView struct {
 	Note       *string    `json:"note,omitempty"`
 	Body       *string    `json:"body,omitempty"`
 	At         time.Time  `json:"at"`
-	// Signature is a version 1 signature it was sent with, absent when there is none.
+	// Signature is the version 1 signature of a stance stored before § 14, absent when there
+	// is none; no new stance gets one (a version 1 signature is refused, see refuseSignature).
 	Signature *SignatureView `json:"signature,omitempty"`
 	// Provenance is what the stance was sent with (§ 15), absent when nothing was given.
 	Provenance *Provenance `json:"provenance,omitempty"`
