@@ -132,3 +132,58 @@ func TestImportRefusesAKeyHeldHere(t *testing.T) {
 		}
 	})
 }
+
+// An import may name the thread its claims land in (POST /v1/imports's member thread, parley
+// import --thread): an open thread of this forum takes them; a thread that does not exist,
+// or a member that is no thread id, is refused and nothing is written.
+func TestImportIntoANamedThread(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		ctx := context.Background()
+		export, didA := alphaExport(t, db)
+		betaDB := storagetest.Open(t, db.Kind())
+		if _, err := betaDB.CreateAdmin(ctx, "root", "$argon2id$x"); err != nil {
+			t.Fatal(err)
+		}
+		beta := protocol.New(betaDB, protocol.Options{Realm: "beta", Limits: generous(), TrustRealms: map[string]string{"alpha": didA}})
+		here := send(t, beta, realmAgent("beta", "carol"), envelope("ask", "", "What did alpha find?")).Thread.ID
+		withThread := func(thread any) []byte {
+			var top map[string]any
+			if err := json.Unmarshal(export, &top); err != nil {
+				t.Fatal(err)
+			}
+			top["thread"] = thread
+			out, _ := json.Marshal(top)
+			return out
+		}
+		for _, c := range []struct {
+			name   string
+			thread any
+			want   protocol.Reason
+		}{
+			{"a thread that does not exist", "th_999", protocol.ReasonNotFound},
+			{"a message id", "msg_1", protocol.ReasonInvalidBody},
+			{"a number", 1, protocol.ReasonInvalidBody},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				_, err := beta.Import(ctx, human("root"), withThread(c.thread))
+				wantRefused(t, err, c.want)
+				if n := len(allThreads(t, beta)); n != 1 {
+					t.Errorf("the refused import left %d threads, want carol's alone", n)
+				}
+			})
+		}
+		res, err := beta.Import(ctx, human("root"), withThread(here))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Threads) != 1 || res.Threads[0] != here || len(res.Claims) != 1 || !res.Claims[0].New {
+			t.Fatalf("the import into %s answered %+v", here, res)
+		}
+		if c := mustClaim(t, beta, reader, "read", `{"claim":"`+res.Claims[0].ID+`"}`); c.Thread != here || c.Origin == nil || c.Origin.Realm != "alpha" {
+			t.Errorf("the imported claim reads in %s with origin %+v, want %s and alpha", c.Thread, c.Origin, here)
+		}
+		if n := len(allThreads(t, beta)); n != 1 {
+			t.Errorf("the import into %s made %d threads, want it alone", here, n)
+		}
+	})
+}

@@ -56,7 +56,8 @@ func (p Payload) Bytes() ([]byte, error) {
 	return jcs.Transform(raw)
 }
 
-// Sign signs the payload with key and answers the signature in base64, as a client sends it.
+// Sign signs the payload with key and answers the signature in base64, as a client sent it
+// before version 2 (no operation takes one now; tests make stored legacy signatures with it).
 func Sign(key ed25519.PrivateKey, p Payload) (string, error) {
 	msg, err := p.Bytes()
 	if err != nil {
