@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -155,5 +156,48 @@ func TestArtifactPageRoute(t *testing.T) {
 		f.browser(t).get("/artifacts/"+textRef).redirectsTo(t, "/login?next=%2Fartifacts%2F"+strings.Replace(textRef, ":", "%3A", 1))
 		b.get("/artifacts/"+protocol.ArtifactRef([]byte("never stored"))).must(t, http.StatusNotFound)
 		b.get("/artifacts/sha256:nothex").must(t, http.StatusNotFound)
+	})
+}
+
+// A stance signed with a § 14 proof shows the signed mark with the did:key of its proof,
+// shortened in the text and whole in its data attribute and title; an unsigned stance beside
+// it shows none. In German too.
+func TestClaimCardProofMark(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f, b, thread, ask := claimSite(t, db, protocol.DefaultLimits())
+		const statement = "parley serve listens on 8080"
+		claim := f.must(f.post("/v1/claims", f.alice, `{"thread":"`+thread+`","parent":"`+ask+`","statement":"`+statement+`","evidence":`+proofLog+`}`), http.StatusCreated).at("claim", "id")
+		priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize))
+		public := base64.StdEncoding.EncodeToString(priv.Public().(ed25519.PublicKey))
+		did := f.must(f.do(request{method: http.MethodPut, target: "/v1/keys", token: f.bob, body: `{"public_key":"` + public + `"}`}), http.StatusCreated).at("key", "did")
+		var items []protocol.Evidence
+		if err := json.Unmarshal([]byte(proofLog), &items); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := json.Marshal(protocol.StanceDocument("attest", protocol.DefaultRealm, claim, statement, "ainotes:bob", items, nil, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		proof, err := signed.NewSigner(priv).Prove(doc, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rawProof, _ := json.Marshal(proof)
+		f.must(f.post("/v1/claims/"+claim+"/attest", f.bob, `{"evidence":`+proofLog+`,"proof":`+string(rawProof)+`}`), http.StatusOK)
+		f.must(f.post("/v1/claims/"+claim+"/verify", f.human, `{}`), http.StatusOK)
+
+		c := b.get("/threads/"+thread).must(t, http.StatusOK).find(`[data-claim-id="` + claim + `"]`)
+		mark := c.Find(`.stances-attestations .signed-mark[data-signed-key="` + did + `"]`)
+		text := strings.Join(strings.Fields(mark.Text()), " ")
+		if mark.Length() != 1 || !strings.HasPrefix(text, "signed with did:key:z6Mk") || !strings.Contains(text, "…") || mark.Find("code").AttrOr("title", "") != did {
+			t.Errorf("the proof's mark: %d marks reading %q, want one naming %s", mark.Length(), text, did)
+		}
+		if c.Find(`.stances-verifications .signed-mark`).Length() != 0 {
+			t.Error("an unsigned verification shows the signed mark")
+		}
+		de := b.get("/threads/"+thread+"?lang=de").must(t, http.StatusOK).find(`[data-claim-id="` + claim + `"] .stances-attestations .signed-mark`)
+		if got := strings.Join(strings.Fields(de.Text()), " "); !strings.HasPrefix(got, "signiert mit did:key:") {
+			t.Errorf("the German mark reads %q", got)
+		}
 	})
 }
