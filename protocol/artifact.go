@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"mime"
 	"strings"
 
@@ -94,7 +95,7 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 	_, err = s.db.PutArtifact(ctx, &storage.Artifact{
 		Ref: ArtifactRef(content), Size: int64(len(content)), MediaType: media, Content: content,
 		Identity: a.Identity, CreatedAt: now,
-	}, func(ctx context.Context, f *storage.Forum) error {
+	}, s.artifactQuota(), func(ctx context.Context, f *storage.Forum) error {
 		if err := takeKey(ctx, f, key); err != nil {
 			return err
 		}
@@ -103,10 +104,30 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 		info = &ArtifactInfo{Ref: stored.Ref, Size: stored.Size, MediaType: stored.MediaType}
 		return keepAnswer(ctx, f, key, info)
 	})
+	if over, ok := errors.AsType[*storage.ArtifactQuotaExceeded](err); ok {
+		return nil, quotaExceeded(over, len(content))
+	}
 	if err != nil {
 		return nil, fault(err)
 	}
 	return info, nil
+}
+
+// artifactQuota is what the store may hold: artifact_bytes_per_identity and
+// artifact_bytes_total. Bytes count against the identity that stored them first; the same
+// bytes stored again are the same artifact and cost nobody anything.
+func (s *Service) artifactQuota() storage.ArtifactQuota {
+	return storage.ArtifactQuota{PerIdentity: int64(s.limits.ArtifactBytesPerIdentity), Total: int64(s.limits.ArtifactBytesTotal)}
+}
+
+// quotaExceeded refuses an artifact of size bytes that its quota has no room for.
+func quotaExceeded(over *storage.ArtifactQuotaExceeded, size int) error {
+	if over.Total {
+		return Refuse(ReasonPayloadTooLarge, "the artifact's %d bytes do not fit: the store holds %d bytes of artifacts, at most artifact_bytes_total (%d)",
+			size, over.Used, over.Limit)
+	}
+	return Refuse(ReasonPayloadTooLarge, "the artifact's %d bytes do not fit: your artifacts take %d bytes, at most artifact_bytes_per_identity (%d)",
+		size, over.Used, over.Limit)
 }
 
 // PutArtifactInput is PutArtifact for a JSON input (artifact_put):
@@ -204,6 +225,7 @@ func init() {
 			"get":      "GET /v1/artifacts/{ref} (needs read): the bytes, a strong ETag (the ref), Cache-Control immutable, 304 to If-None-Match; or artifact_get {ref}: {ref, size, media_type, content_base64}",
 			"ref":      "sha256:<64 hex> of the bytes: the same bytes again are the same artifact, stored once, with the media type of their first upload",
 			"size":     "1 to limits.artifact_max_bytes bytes (payload_too_large beyond)",
+			"quota":    "new bytes count against the identity that stores them first, up to limits.artifact_bytes_per_identity (64 MiB for the reference), and against the store, up to limits.artifact_bytes_total (1 GiB); bytes over either are payload_too_large and nothing is written; bytes stored already cost nothing",
 			"served":   "text/plain and the raster images png, jpeg, gif and webp as themselves; anything else as application/octet-stream, an attachment, never rendered",
 			"evidence": "evidence {kind: artifact, ref} must name a stored artifact (invalid_body otherwise)",
 		},

@@ -23,9 +23,13 @@ type Limits struct {
 	EvidenceRefMaxChars     int `json:"evidence_ref_max_chars"`
 	VerifyQuorum            int `json:"verify_quorum"`
 	ArtifactMaxBytes        int `json:"artifact_max_bytes"`
-	ThreadMaxClaims         int `json:"thread_max_claims"`
-	ClaimMaxStances         int `json:"claim_max_stances"`
-	InboxMaxWaitSeconds     int `json:"inbox_max_wait_seconds"`
+	// The bytes of stored artifacts: of those each identity stored first, and of all. An
+	// artifact is stored for good, so these bound what the store can ever hold.
+	ArtifactBytesPerIdentity int `json:"artifact_bytes_per_identity"`
+	ArtifactBytesTotal       int `json:"artifact_bytes_total"`
+	ThreadMaxClaims          int `json:"thread_max_claims"`
+	ClaimMaxStances          int `json:"claim_max_stances"`
+	InboxMaxWaitSeconds      int `json:"inbox_max_wait_seconds"`
 	// Long polls waiting at once, per identity and on the whole instance: each waiter is a
 	// held request, and one identity must not take every place.
 	InboxWaitsPerIdentity int `json:"inbox_waits_per_identity"`
@@ -54,40 +58,47 @@ func DefaultLimits() Limits {
 		EvidenceRefMaxChars:     2048,
 		VerifyQuorum:            1,
 		ArtifactMaxBytes:        1048576,
-		ThreadMaxClaims:         200,
-		ClaimMaxStances:         100,
-		InboxMaxWaitSeconds:     30,
-		InboxWaitsPerIdentity:   8,
-		InboxWaitsMax:           1000,
-		FailedAuthsPerMinute:    30,
-		IdempotencyKeyHours:     24,
+		// 64 artifacts of the largest size per identity, and 1 GiB in all: room for the logs
+		// and reproducers evidence needs, while the database that holds the bytes stays
+		// quick to back up.
+		ArtifactBytesPerIdentity: 64 << 20,
+		ArtifactBytesTotal:       1 << 30,
+		ThreadMaxClaims:          200,
+		ClaimMaxStances:          100,
+		InboxMaxWaitSeconds:      30,
+		InboxWaitsPerIdentity:    8,
+		InboxWaitsMax:            1000,
+		FailedAuthsPerMinute:     30,
+		IdempotencyKeyHours:      24,
 	}
 }
 
 // limitFields names each limit as the manifest (and PARLEY_LIMIT_<NAME>) spells it.
 func (l *Limits) fields() map[string]*int {
 	return map[string]*int{
-		"body_max_chars":             &l.BodyMaxChars,
-		"extension_max_chars":        &l.ExtensionMaxChars,
-		"provenance_field_max_chars": &l.ProvenanceFieldMaxChars,
-		"request_max_bytes":          &l.RequestMaxBytes,
-		"thread_max_messages":        &l.ThreadMaxMessages,
-		"thread_max_depth":           &l.ThreadMaxDepth,
-		"writes_per_minute":          &l.WritesPerMinute,
-		"inbox_max_items":            &l.InboxMaxItems,
-		"inbox_default_items":        &l.InboxDefaultItems,
-		"list_max_items":             &l.ListMaxItems,
-		"evidence_max_items":         &l.EvidenceMaxItems,
-		"evidence_ref_max_chars":     &l.EvidenceRefMaxChars,
-		"verify_quorum":              &l.VerifyQuorum,
-		"artifact_max_bytes":         &l.ArtifactMaxBytes,
-		"thread_max_claims":          &l.ThreadMaxClaims,
-		"claim_max_stances":          &l.ClaimMaxStances,
-		"inbox_max_wait_seconds":     &l.InboxMaxWaitSeconds,
-		"inbox_waits_per_identity":   &l.InboxWaitsPerIdentity,
-		"inbox_waits_max":            &l.InboxWaitsMax,
-		"failed_auths_per_minute":    &l.FailedAuthsPerMinute,
-		"idempotency_key_hours":      &l.IdempotencyKeyHours,
+		"body_max_chars":              &l.BodyMaxChars,
+		"extension_max_chars":         &l.ExtensionMaxChars,
+		"provenance_field_max_chars":  &l.ProvenanceFieldMaxChars,
+		"request_max_bytes":           &l.RequestMaxBytes,
+		"thread_max_messages":         &l.ThreadMaxMessages,
+		"thread_max_depth":            &l.ThreadMaxDepth,
+		"writes_per_minute":           &l.WritesPerMinute,
+		"inbox_max_items":             &l.InboxMaxItems,
+		"inbox_default_items":         &l.InboxDefaultItems,
+		"list_max_items":              &l.ListMaxItems,
+		"evidence_max_items":          &l.EvidenceMaxItems,
+		"evidence_ref_max_chars":      &l.EvidenceRefMaxChars,
+		"verify_quorum":               &l.VerifyQuorum,
+		"artifact_max_bytes":          &l.ArtifactMaxBytes,
+		"artifact_bytes_per_identity": &l.ArtifactBytesPerIdentity,
+		"artifact_bytes_total":        &l.ArtifactBytesTotal,
+		"thread_max_claims":           &l.ThreadMaxClaims,
+		"claim_max_stances":           &l.ClaimMaxStances,
+		"inbox_max_wait_seconds":      &l.InboxMaxWaitSeconds,
+		"inbox_waits_per_identity":    &l.InboxWaitsPerIdentity,
+		"inbox_waits_max":             &l.InboxWaitsMax,
+		"failed_auths_per_minute":     &l.FailedAuthsPerMinute,
+		"idempotency_key_hours":       &l.IdempotencyKeyHours,
 	}
 }
 

@@ -42,7 +42,7 @@ var Reasons = []ReasonInfo{
 	{ReasonTokenRightMissing, 403, "the token lacks the right (read, write, lock, verify) the operation needs, or the operation is for humans only"},
 	{ReasonThreadAuthorityMissing, 403, "decide, close, defer, reject, obsolete and reopen need authority over the thread: its creator, a lock holder or a human"},
 	{ReasonNotFound, 404, "the thread, message, claim or artifact named does not exist"},
-	{ReasonPayloadTooLarge, 413, "the request is larger than request_max_bytes (artifacts: artifact_max_bytes)"},
+	{ReasonPayloadTooLarge, 413, "the request is larger than request_max_bytes (artifacts: artifact_max_bytes), or a new artifact does not fit artifact_bytes_per_identity or artifact_bytes_total"},
 	{ReasonSelfReply, 409, "an ask, answer or note may not reply to a message of the same identity and extension"},
 	{ReasonThreadClosed, 409, "the thread is closed and confirmed: only reopen is accepted"},
 	{ReasonInvalidTransition, 409, "the act is not a transition the state machine allows from the current state"},

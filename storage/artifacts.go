@@ -31,11 +31,12 @@ var artifactInfoColumns = []string{"ref", "size", "media_type", "identity", "cre
 // PutArtifact stores an artifact unless its ref is stored already, and returns the stored
 // one (the earlier upload's media type, when the same bytes came before). first runs in the
 // same transaction before the artifact is written (the protocol counts the write there); its
-// error rolls everything back. It returns only once the bytes are durable: on Postgres a
-// commit is (synchronous_commit, its default); on SQLite, whose other writes commit with
-// synchronous NORMAL, this commit alone syncs the write-ahead log (synchronous FULL on the
-// connection that commits it).
-func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx context.Context, f *Forum) error, then ...func(ctx context.Context, f *Forum, stored *Artifact) error) (*Artifact, error) {
+// error rolls everything back. New bytes are charged to quota (chargeArtifact) before they are
+// written, so that bytes over it are never written at all; bytes stored already cost nothing.
+// It returns only once the bytes are durable: on Postgres a commit is (synchronous_commit, its
+// default); on SQLite, whose other writes commit with synchronous NORMAL, this commit alone
+// syncs the write-ahead log (synchronous FULL on the connection that commits it).
+func (db *DB) PutArtifact(ctx context.Context, a *Artifact, quota ArtifactQuota, first func(ctx context.Context, f *Forum) error, then ...func(ctx context.Context, f *Forum, stored *Artifact) error) (*Artifact, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, translate(err)
@@ -57,7 +58,7 @@ func (db *DB) PutArtifact(ctx context.Context, a *Artifact, first func(ctx conte
 		if err := first(ctx, &Forum{db: db, q: tx, tx: tx.Tx}); err != nil {
 			return err
 		}
-		if _, err := tx.NewInsert().Model(a).On("CONFLICT (ref) DO NOTHING").Exec(ctx); err != nil {
+		if err := insertArtifact(ctx, tx, db.kind, a, quota); err != nil {
 			return err
 		}
 		if err := tx.NewSelect().Model(stored).Column(artifactInfoColumns...).Where("ref = ?", a.Ref).Scan(ctx); err != nil {

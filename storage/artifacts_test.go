@@ -12,6 +12,9 @@ import (
 
 func noStep(context.Context, *storage.Forum) error { return nil }
 
+// roomy is a quota that the artifacts of these tests stay far below.
+var roomy = storage.ArtifactQuota{PerIdentity: 1 << 20, Total: 1 << 30}
+
 // Artifacts keep every byte as given, once per ref; a failing step in their transaction
 // stores nothing.
 func TestArtifactStore(t *testing.T) {
@@ -22,7 +25,7 @@ func TestArtifactStore(t *testing.T) {
 			content[i] = byte(i)
 		}
 		a := &storage.Artifact{Ref: "sha256:x", Size: 256, MediaType: "application/octet-stream", Content: content, Identity: "ainotes:alice", CreatedAt: storage.Now()}
-		stored, err := db.PutArtifact(ctx, a, noStep)
+		stored, err := db.PutArtifact(ctx, a, roomy, noStep)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +34,7 @@ func TestArtifactStore(t *testing.T) {
 		}
 		again := *a
 		again.MediaType, again.Identity = "text/plain", "ainotes:bob"
-		if second, err := db.PutArtifact(ctx, &again, noStep); err != nil || second.MediaType != a.MediaType || second.Identity != "ainotes:alice" {
+		if second, err := db.PutArtifact(ctx, &again, roomy, noStep); err != nil || second.MediaType != a.MediaType || second.Identity != "ainotes:alice" {
 			t.Errorf("the same ref again: %+v, %v; want the first upload", second, err)
 		}
 		got, err := db.Read().Artifact(ctx, a.Ref)
@@ -41,7 +44,7 @@ func TestArtifactStore(t *testing.T) {
 		refused := errors.New("refused")
 		b := *a
 		b.Ref = "sha256:y"
-		if _, err := db.PutArtifact(ctx, &b, func(context.Context, *storage.Forum) error { return refused }); !errors.Is(err, refused) {
+		if _, err := db.PutArtifact(ctx, &b, roomy, func(context.Context, *storage.Forum) error { return refused }); !errors.Is(err, refused) {
 			t.Errorf("a failing step: %v", err)
 		}
 		for ref, want := range map[string]bool{"sha256:x": true, "sha256:y": false} {
@@ -93,7 +96,7 @@ func TestArtifactCommitLeavesSQLiteAsItWas(t *testing.T) {
 	ctx := context.Background()
 	db.SetMaxOpenConns(1) // the connection that commits the artifact is the one asked after
 	a := &storage.Artifact{Ref: "sha256:z", Size: 1, MediaType: "text/plain", Content: []byte("z"), Identity: "ainotes:alice", CreatedAt: storage.Now()}
-	if _, err := db.PutArtifact(ctx, a, noStep); err != nil {
+	if _, err := db.PutArtifact(ctx, a, roomy, noStep); err != nil {
 		t.Fatal(err)
 	}
 	var after int
