@@ -25,29 +25,88 @@ import (
 // sqliteTime is how bun writes a time into SQLite's SQL (schema.BaseDialect.AppendTime).
 const sqliteTime = "2006-01-02 15:04:05.999999-07:00"
 
-// sqliteStatements are the prepared statements of a DB on SQLite, by their text.
+// sqliteStatements are the prepared statements of a DB on SQLite, by their text, and the
+// texts being prepared in the background (see Forum.stmt).
 type sqliteStatements struct {
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
+	mu        sync.Mutex
+	stmts     map[string]*sql.Stmt
+	preparing map[string]bool
+	closed    bool
 }
 
-// sqliteStmt is the prepared statement of query on the database (outside a transaction).
-func (db *DB) sqliteStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	s := &db.sqlite
+// cached is the prepared statement of query, nil when it is not prepared yet.
+func (s *sqliteStatements) cached(query string) *sql.Stmt {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st, ok := s.stmts[query]; ok {
+	return s.stmts[query]
+}
+
+// keep stores st as the statement of query and returns the one to use: st, or the one another
+// caller stored first (st is then closed). Nothing is kept once the database is closed.
+func (s *sqliteStatements) keep(query string, st *sql.Stmt) *sql.Stmt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if have, ok := s.stmts[query]; ok {
+		_ = st.Close()
+		return have
+	}
+	if s.closed {
+		return st
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st
+}
+
+// sqliteStmt is the prepared statement of query on the database (outside a transaction). The
+// lock is not held while it is prepared: preparing waits for a free connection, and every
+// other caller would wait behind it.
+func (db *DB) sqliteStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st := db.sqlite.cached(query); st != nil {
 		return st, nil
 	}
 	st, err := db.DB.DB.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, translate(err)
 	}
-	if s.stmts == nil {
-		s.stmts = map[string]*sql.Stmt{}
+	return db.sqlite.keep(query, st), nil
+}
+
+// prepareSQLiteStmtLater prepares query on the pool in the background, once, for the writes
+// that come after: the write that asked for it has gone on with a statement of its own.
+func (db *DB) prepareSQLiteStmtLater(query string) {
+	s := &db.sqlite
+	s.mu.Lock()
+	if s.closed || s.preparing[query] || s.stmts[query] != nil {
+		s.mu.Unlock()
+		return
 	}
-	s.stmts[query] = st
-	return st, nil
+	if s.preparing == nil {
+		s.preparing = map[string]bool{}
+	}
+	s.preparing[query] = true
+	s.mu.Unlock()
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		st, err := db.DB.DB.PrepareContext(ctx, query)
+		s.mu.Lock()
+		delete(s.preparing, query)
+		s.mu.Unlock()
+		if err == nil {
+			if kept := s.keep(query, st); kept == st && s.isClosed() {
+				_ = st.Close()
+			}
+		}
+	}()
+}
+
+func (s *sqliteStatements) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 // closeSQLiteStatements closes the prepared statements (with the database).
@@ -58,19 +117,27 @@ func (db *DB) closeSQLiteStatements() {
 	for _, st := range s.stmts {
 		_ = st.Close()
 	}
-	s.stmts = nil
+	s.stmts, s.closed = nil, true
 }
 
 // sqliteHot reports whether the SQLite hot path applies: on SQLite, inside DB.Write.
 func (f *Forum) sqliteHot() bool { return f.db.kind == SQLite && f.tx != nil }
 
-// stmt is query prepared on the write's connection.
+// stmt is query prepared on the write's connection. A statement not yet prepared on the pool
+// is prepared on the write's own connection for this write (and on the pool in the
+// background for the next): preparing on the pool would wait for a free connection, and in a
+// burst of writes right after a start every connection is held by a write waiting for the
+// one writer SQLite allows, which itself would wait here — until busy_timeout ended them all.
 func (f *Forum) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	st, err := f.db.sqliteStmt(ctx, query)
-	if err != nil {
-		return nil, err
+	if st := f.db.sqlite.cached(query); st != nil {
+		return f.tx.StmtContext(ctx, st), nil
 	}
-	return f.tx.StmtContext(ctx, st), nil
+	st, err := f.tx.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, translate(err)
+	}
+	f.db.prepareSQLiteStmtLater(query)
+	return st, nil
 }
 
 func (f *Forum) execSQLite(ctx context.Context, query string, args ...any) (sql.Result, error) {

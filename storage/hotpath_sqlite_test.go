@@ -114,3 +114,55 @@ func storedRows(t *testing.T, db *storage.DB, table string) []string {
 	}
 	return rows
 }
+
+// A write on a SQLite forum that has prepared nothing yet lands while readers hold every other
+// connection of the pool (exports streaming their snapshots, say): the write prepares its
+// statements on its own connection. Before, it waited for a free one to prepare on, holding
+// SQLite's one writer all the while, until a reader ended or the request's deadline did.
+func TestSQLiteWritePreparesOnItsOwnConnection(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	const readers = 7 // the pool has 8 connections: the write gets the last one
+	release := make(chan struct{})
+	holding := make(chan struct{}, readers)
+	done := make(chan error, readers)
+	for range readers {
+		go func() {
+			done <- db.Snapshot(context.Background(), func(ctx context.Context, f *storage.Forum) error {
+				if _, err := f.ThreadsPage(ctx, "", 0, 1); err != nil {
+					return err
+				}
+				holding <- struct{}{}
+				<-release
+				return nil
+			})
+		}()
+	}
+	for range readers {
+		<-holding
+	}
+	// Long enough for a loaded machine to write one thread, short against a wait without end.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
+		now := storage.Now()
+		th := storage.Thread{Title: "Q", State: "open", StateOrigin: "llm", ConfirmedState: "open",
+			Creator: "ainotes:a", CreatedAt: now, UpdatedAt: now}
+		if err := f.InsertThread(ctx, &th); err != nil {
+			return err
+		}
+		m := &storage.Message{ThreadID: th.ID, Kind: "ask", Identity: "ainotes:a", AuthorKind: "llm",
+			Body: "Q", CreatedAt: now, AwaitingMode: storage.AwaitingAny, AwaitingIdentity: "ainotes:a"}
+		th.MessageCount = 1
+		return f.WriteMessage(ctx, storage.MessageWrite{Message: m, Thread: &th, Opens: true,
+			AwaitedBySelf: true, MoveInbox: true})
+	})
+	close(release)
+	if err != nil {
+		t.Errorf("the write beside %d readers: %v", readers, err)
+	}
+	for range readers {
+		if err := <-done; err != nil {
+			t.Errorf("a reader: %v", err)
+		}
+	}
+}
