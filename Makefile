@@ -25,7 +25,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer python3 fmt clean load load-memory load-sqlite soak curves vulncheck
+.PHONY: build run test bench generate assets tools pgbouncer python3 graphviz fmt clean load load-memory load-sqlite soak curves vulncheck
 
 # Extra flags of parley-load for the load targets, last so that they win, e.g.
 # make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
@@ -50,7 +50,7 @@ run: build
 ## A package may take 20 minutes, not go test's 10: the longest (protocol, web, cmd/parley,
 ## tests/browser, tests/security) take about 2.5 minutes each on a quiet 2-core machine and
 ## came near 10 on one that ran other builds beside them
-test: assets tools pgbouncer python3
+test: assets tools pgbouncer python3 graphviz
 	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
 	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \
 	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
@@ -144,6 +144,18 @@ python3:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 >/dev/null; \
 	  else \
 	    echo "make: python3 is missing and make is not root: install it (apt-get install python3)" >&2; exit 1; \
+	  fi; }
+
+## graphviz: Debian's graphviz, whose dot the graph tests run to check that Parley's DOT export
+## draws (graph/dot_drawing_test.go); installed with apt-get when missing and make runs as
+## root, else make stops and says so
+graphviz:
+	@command -v dot >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing graphviz with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends graphviz >/dev/null; \
+	  else \
+	    echo "make: graphviz (dot) is missing and make is not root: install it (apt-get install graphviz)" >&2; exit 1; \
 	  fi; }
 
 ## fmt: format the Go and templ sources
