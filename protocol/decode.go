@@ -47,8 +47,8 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 	}
 	// The top level checks every depth at once; an object inside it was checked with it.
 	if path == "" {
-		if key, repeated := RepeatedKey(trimmed); repeated {
-			return nil, Refuse(ReasonInvalidBody, "field %s appears more than once", key)
+		if err := CheckRepeatedKeys(trimmed); err != nil {
+			return nil, err
 		}
 	}
 	for k, v := range fields {

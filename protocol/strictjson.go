@@ -127,6 +127,16 @@ func RepeatedKey(raw []byte) (string, bool) {
 	return "", false
 }
 
+// CheckRepeatedKeys refuses, as invalid_body naming the field, a JSON object that names a
+// key twice at any depth: for a transport that takes a body apart before the operation
+// reads it (the HTTP binding adds a path's id to it), and would keep only one of the two.
+func CheckRepeatedKeys(raw []byte) *Error {
+	if key, repeated := RepeatedKey(raw); repeated {
+		return Refuse(ReasonInvalidBody, "field %s appears more than once", key)
+	}
+	return nil
+}
+
 // scope is one object or array RepeatedKey is inside, with where in it it is.
 type scope struct {
 	object bool
