@@ -78,17 +78,15 @@ func (a *api) export(c *fiber.Ctx) error {
 		if !body.began.CompareAndSwap(false, true) {
 			return // the answer has ended already; Close gave the slot back
 		}
+		defer pw.Close()
 		w := bufio.NewWriter(pw)
 		// A failed write is a reader gone, or the deadline: the stream ends without its last
 		// line, which tells the reader it is incomplete.
-		err := stream.Stream(ctx, &deadlineWriter{w: w, conn: conn})
-		if err == nil {
-			err = w.Flush()
-		}
-		if err != nil {
+		if err := stream.Stream(ctx, &deadlineWriter{w: w, conn: conn}); err != nil {
 			log.Info("export ended early", "format", stream.Format, "err", err)
+			return
 		}
-		pw.CloseWithError(err)
+		_ = w.Flush()
 	}()
 	c.Context().Response.SetBodyStream(body, -1)
 	return nil

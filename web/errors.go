@@ -18,8 +18,8 @@ import (
 )
 
 // errorHandler answers an error a handler returned. On the API paths it is a refusal in JSON
-// (answersAsAPI); under /mcp a JSON-RPC error (mcpErrorAnswer). Everywhere else it is one of the
-// forum's own pages in the reader's language, naming the status (errorPage): a *fiber.Error
+// (answersAsAPI); under /mcp a JSON-RPC error (mcpErrorAnswer). Everywhere else it is one of
+// the forum's own pages in the reader's language, naming the status (errorPage): a *fiber.Error
 // (404, 405, 413 …) is the client's to know; anything else is logged and answered as a 500
 // page, so that no internal detail (an SQL error, a file path) reaches the client.
 func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
