@@ -45,9 +45,11 @@ func decodeObject(raw []byte, path string) (*object, *Error) {
 	if dec.InputOffset() != int64(len(trimmed)) {
 		return nil, Refuse(ReasonInvalidBody, "the request body has data after the JSON object")
 	}
-	if keyCount(trimmed) > len(fields) {
-		key, _ := duplicateKey(trimmed)
-		return nil, Refuse(ReasonInvalidBody, "field %s%s appears more than once", path, key)
+	// The top level checks every depth at once; an object inside it was checked with it.
+	if path == "" {
+		if err := CheckRepeatedKeys(trimmed); err != nil {
+			return nil, err
+		}
 	}
 	for k, v := range fields {
 		if isNull(v) {

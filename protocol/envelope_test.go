@@ -90,6 +90,7 @@ var envelopeRefusals = []struct {
 	{"kind twice", `{"kind":"note","kind":"ask","body":"q"}`, "kind"},
 	{"body twice", `{"kind":"ask","body":"q","body":"r"}`, "body"},
 	{"extension twice", `{"kind":"ask","body":"q","from":{"extension":"a","extension":"b"}}`, "from.extension"},
+	{"a key twice inside a field the server sets", `{"kind":"ask","body":"q","id":{"x":[{"y":1,"y":2}]}}`, "id.x[0].y"},
 	{`thread "th_01"`, `{"kind":"note","thread":"th_01","body":"q"}`, "thread"},
 	{`thread "01"`, `{"kind":"note","thread":"01","body":"q"}`, "thread"},
 	{`parent "msg_007"`, `{"kind":"note","parent":"msg_007","body":"q"}`, "parent"},

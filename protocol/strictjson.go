@@ -1,8 +1,9 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -72,65 +73,163 @@ func escapedRune(raw []byte, i int) (rune, bool) {
 	return r, true
 }
 
-// keyCount counts the keys of the JSON object raw at its own level, without allocating: a
-// count above the number of distinct keys decoded means a key is named twice. raw is known
-// to be one valid JSON object.
-func keyCount(raw []byte) int {
-	depth, n := 0, 0
-	inString, escaped, expectKey := false, false, false
-	for _, c := range raw {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+// RepeatedKey returns the path of the first key that an object in raw names twice, at any
+// depth ("body", "from.extension", "evidence[1].kind"), or false when every object names
+// each key once. Keys are compared as decoded, so "body" and "b\u006fdy" are one key. raw
+// is meant to be valid JSON; what is not is answered by whoever parses it.
+//
+// It is the one check of repeated keys: for the bodies of every operation (decodeObject)
+// and for MCP's JSON-RPC requests, whose arguments reach the operations. It makes one pass
+// over the bytes and allocates only the keys it keeps.
+func RepeatedKey(raw []byte) (string, bool) {
+	var stack []scope
+	keys := keySets{}
+	expectKey := false
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
 		case '"':
-			inString = true
-			if depth == 1 && expectKey {
-				n++
+			end, escaped := stringEnd(raw, i)
+			if expectKey && len(stack) > 0 && stack[len(stack)-1].object {
+				key := decodedKey(raw[i:end+1], escaped)
+				top := &stack[len(stack)-1]
+				seen := keys[len(stack)-1]
+				if _, again := seen[key]; again {
+					top.key = key
+					return pathOf(stack), true
+				}
+				seen[key] = struct{}{}
+				top.key = key
 				expectKey = false
 			}
-		case '{', '[':
-			depth++
-			expectKey = depth == 1
+			i = end
+		case '{':
+			stack = append(stack, scope{object: true})
+			keys.open(len(stack) - 1)
+			expectKey = true
+		case '[':
+			stack = append(stack, scope{})
 		case '}', ']':
-			depth--
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
 		case ',':
-			expectKey = depth == 1
-		}
-	}
-	return n
-}
-
-// duplicateKey returns a key that the JSON object raw names more than once, at its own
-// level. raw is known to be one valid JSON object.
-func duplicateKey(raw []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return key, true
-		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
+			if len(stack) == 0 {
+				continue // not valid JSON; whoever parses it refuses it
+			}
+			top := &stack[len(stack)-1]
+			if top.object {
+				expectKey = true
+			} else {
+				top.index++
+			}
 		}
 	}
 	return "", false
+}
+
+// CheckRepeatedKeys refuses, as invalid_body naming the field, a JSON object that names a
+// key twice at any depth: for a transport that takes a body apart before the operation
+// reads it (the HTTP binding adds a path's id to it), and would keep only one of the two.
+func CheckRepeatedKeys(raw []byte) *Error {
+	if key, repeated := RepeatedKey(raw); repeated {
+		return Refuse(ReasonInvalidBody, "field %s appears more than once", key)
+	}
+	return nil
+}
+
+// scope is one object or array RepeatedKey is inside, with where in it it is.
+type scope struct {
+	object bool
+	key    string // the object's key being read
+	index  int    // the array's element being read
+}
+
+// keySets are the keys seen in each open object, one set per depth, reused from one object
+// to the next at the same depth.
+type keySets []map[string]struct{}
+
+// maxReusedKeys bounds the set kept for the next object at a depth: clearing a map costs
+// what it once held, and an object of many keys followed by many small ones must not pay it
+// for each.
+const maxReusedKeys = 32
+
+// open gives depth an empty set.
+func (k *keySets) open(depth int) {
+	for len(*k) <= depth {
+		*k = append(*k, nil)
+	}
+	switch m := (*k)[depth]; {
+	case m == nil || len(m) > maxReusedKeys:
+		(*k)[depth] = map[string]struct{}{}
+	default:
+		clear(m)
+	}
+}
+
+// stringEnd returns the index of the quote that ends the string beginning at raw[start], and
+// whether the string holds an escape.
+func stringEnd(raw []byte, start int) (end int, escaped bool) {
+	for i := start + 1; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i, escaped
+		}
+	}
+	return len(raw) - 1, escaped
+}
+
+// decodedKey is the key a quoted JSON string stands for.
+func decodedKey(quoted []byte, escaped bool) string {
+	if len(quoted) < 2 {
+		return "" // a string that does not end: not valid JSON
+	}
+	if !escaped {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var key string
+	if json.Unmarshal(quoted, &key) != nil {
+		return string(quoted) // not reached for valid JSON
+	}
+	return key
+}
+
+// maxKeyInPath bounds each key as a message names it, and maxPath the whole path: keys are
+// the client's, of any length, nested to any depth.
+const (
+	maxKeyInPath = 64
+	maxPath      = 256
+)
+
+// pathOf names where the scan stands: keys joined by dots, array elements by [i].
+func pathOf(stack []scope) string {
+	var b strings.Builder
+	for _, s := range stack {
+		if b.Len() > maxPath { // the path cut short, and the repeated key
+			return b.String() + "…." + shortKey(stack[len(stack)-1].key)
+		}
+		if !s.object {
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(shortKey(s.key))
+	}
+	return b.String()
+}
+
+// shortKey cuts key to maxKeyInPath bytes, between two characters.
+func shortKey(key string) string {
+	if len(key) <= maxKeyInPath {
+		return key
+	}
+	cut := maxKeyInPath
+	for cut > 0 && !utf8.RuneStart(key[cut]) {
+		cut--
+	}
+	return key[:cut] + "…"
 }

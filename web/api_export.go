@@ -3,8 +3,11 @@ package web
 import (
 	"bufio"
 	"context"
+	"io"
 	"log/slog"
 	"net"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,7 +19,8 @@ import (
 // within what the token reads. The request is checked as every route's (§ 9's order) and the
 // export opened before anything is sent, so that a refusal has its status; then the export
 // is streamed from one snapshot after the handler returns, and its slot (one of the
-// identity's ExportsPerIdentity) is given back when the stream ends, however it ends.
+// identity's ExportsPerIdentity) is given back when the stream ends, however it ends: also
+// when its client goes before the first byte, or the answer is never sent.
 
 // exportWriteTimeout bounds each write of an export's stream: a reader that takes nothing
 // for this long ends it (as the feed's listeners).
@@ -59,17 +63,23 @@ func (a *api) export(c *fiber.Ctx) error {
 		stream.Close()
 		return nil
 	}
-	conn, shutdown, log := c.Context().Conn(), c.Context().Done(), a.log
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		ctx, stop := context.WithTimeout(context.Background(), exportDeadline)
-		defer stop()
-		go func() {
-			select {
-			case <-shutdown:
-				stop()
-			case <-ctx.Done():
-			}
-		}()
+	// The export's work ends when its client has gone, when the server shuts down, or when
+	// the server is done with the answer (exportBody.Close), whichever comes first, and
+	// within exportDeadline in any case. Its slot is given back when its writer ends, or
+	// when the answer ends before the writer began.
+	deadline, cancelDeadline := context.WithTimeout(context.Background(), exportDeadline)
+	ctx, stopWatching := whileClientWaits(deadline, c)
+	end := func() { stopWatching(); cancelDeadline() }
+	pr, pw := io.Pipe()
+	body := &exportBody{PipeReader: pr, end: end, stream: stream}
+	conn, log := c.Context().Conn(), a.log
+	go func() {
+		defer end()
+		if !body.began.CompareAndSwap(false, true) {
+			return // the answer has ended already; Close gave the slot back
+		}
+		defer pw.Close()
+		w := bufio.NewWriter(pw)
 		// A failed write is a reader gone, or the deadline: the stream ends without its last
 		// line, which tells the reader it is incomplete.
 		if err := stream.Stream(ctx, &deadlineWriter{w: w, conn: conn}); err != nil {
@@ -77,6 +87,29 @@ func (a *api) export(c *fiber.Ctx) error {
 			return
 		}
 		_ = w.Flush()
+	}()
+	c.Context().Response.SetBodyStream(body, -1)
+	return nil
+}
+
+// exportBody is the answer's body as the server reads it, from the export's writer. The
+// server closes it when it is done with the answer — sent, failed or dropped: the export's
+// work ends then, and its slot is given back even if its writer never began.
+type exportBody struct {
+	*io.PipeReader
+	end    func()
+	stream *protocol.ExportStream
+	began  atomic.Bool // the writer began (or will never begin)
+	closed sync.Once
+}
+
+func (b *exportBody) Close() error {
+	b.closed.Do(func() {
+		b.end()
+		if b.began.CompareAndSwap(false, true) {
+			b.stream.Close()
+		}
+		b.PipeReader.Close()
 	})
 	return nil
 }

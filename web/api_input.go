@@ -48,6 +48,10 @@ func requestInput(c *fiber.Ctx, withBody bool, id pathID) ([]byte, *protocol.Err
 			if json.Unmarshal(body, &fields) != nil || fields == nil { // fields is nil for "null"
 				return body, nil
 			}
+			// Taken apart, the body keeps one of two values of a key: refused before that.
+			if e := protocol.CheckRepeatedKeys(body); e != nil {
+				return nil, e
+			}
 			for k, v := range fields {
 				if string(bytes.TrimSpace(v)) == "null" { // § 2: null counts as absent
 					delete(fields, k)

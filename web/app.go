@@ -99,6 +99,7 @@ func New(opts Options) *fiber.App {
 	app.Use(observeExchanges(opts.Logger, opts.Metrics))
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
 	app.Use(refuseAmbiguousFraming)
+	app.Use(refuseInvalidHost)
 
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {

@@ -12,12 +12,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/locale"
+	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/views"
 )
 
 // errorHandler answers an error a handler returned. On the API paths it is a refusal in JSON
-// (answersAsAPI); /mcp keeps the SDK's answers and its own. Everywhere else it is one of the
-// forum's own pages in the reader's language, naming the status (errorPage): a *fiber.Error
+// (answersAsAPI); under /mcp a JSON-RPC error (mcpErrorAnswer). Everywhere else it is one of
+// the forum's own pages in the reader's language, naming the status (errorPage): a *fiber.Error
 // (404, 405, 413 …) is the client's to know; anything else is logged and answered as a 500
 // page, so that no internal detail (an SQL error, a file path) reaches the client.
 func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
@@ -27,13 +29,17 @@ func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
 		}
-		if unavailable(err) {
+		if unavailable(err) && !isMCPPath(c.Path()) {
 			// The database did not answer in time: the forum's own page, rendered on a
 			// context of its own, never a bare 500.
 			return unavailablePage(c)
 		}
 		var fe *fiber.Error
-		if !errors.As(err, &fe) {
+		switch {
+		case errors.As(err, &fe):
+		case unavailable(err):
+			fe = fiber.ErrServiceUnavailable
+		default:
 			log.ErrorContext(c.UserContext(), "request failed", "method", c.Method(), "path", c.Path(), "err", err)
 			fe = fiber.ErrInternalServerError
 		}
@@ -41,15 +47,38 @@ func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 			exchangeOf(c).operation = unmatched
 		}
 		if isMCPPath(c.Path()) {
-			c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-			return c.Status(fe.Code).SendString(fe.Message)
+			return mcpErrorAnswer(c, fe)
 		}
 		return p.errorPage(c, fe.Code)
 	}
 }
 
-// isMCPPath reports whether a request is MCP's (§ 10), whose client reads no HTML.
-func isMCPPath(path string) bool { return strings.EqualFold(path, "/mcp") }
+// isMCPPath reports whether a request is MCP's (§ 10), whose client reads no HTML: /mcp and
+// what is under it. Routing ignores case, so this does too.
+func isMCPPath(path string) bool {
+	p := strings.ToLower(path)
+	return p == "/mcp" || strings.HasPrefix(p, "/mcp/")
+}
+
+// mcpErrorAnswer answers, as a JSON-RPC error with its HTTP status, what the server refused
+// at /mcp before the MCP handler read it: a body or headers too large (with the refusal of
+// § 9 as data, as the handler's own 413), a path under /mcp that serves nothing, a Host that
+// is no host. The message is the server's own, never the request's bytes.
+func mcpErrorAnswer(c *fiber.Ctx, fe *fiber.Error) error {
+	var refusal *protocol.Error
+	message := fe.Message
+	switch fe.Code {
+	case fiber.StatusRequestEntityTooLarge, fiber.StatusRequestHeaderFieldsTooLarge:
+		refusal = protocol.Refuse(protocol.ReasonPayloadTooLarge, "the request is larger than the server reads")
+		message = refusal.Error()
+	case fiber.StatusNotFound:
+		message = "nothing is served at this path; MCP is served at /mcp"
+	}
+	exchangeOf(c).transport = transportMCP
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(fe.Code).Send(mcpserver.HTTPError(fe.Code, message, refusal))
+}
 
 // errorPage answers status with the forum's page for it: the page of the request a page
 // handler began (its session, its language), or, for an address no page serves, one begun

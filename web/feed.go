@@ -98,7 +98,7 @@ func streamFeed(c *fiber.Ctx, feed *protocol.Feed, opts FeedOptions, log *slog.L
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	c.Set("X-Accel-Buffering", "no") // proxies that buffer answers (nginx) pass this one on at once
 	conn := c.Context().Conn()
-	if tcp, ok := conn.(*net.TCPConn); ok {
+	if tcp, ok := conn.(interface{ SetWriteBuffer(int) error }); ok { // a TCP connection
 		_ = tcp.SetWriteBuffer(opts.SocketBuffer)
 	}
 	l := &listener{feed: feed, conn: conn, opts: opts, log: log, shutdown: c.Context().Done(), open: m.streaming(), rename: rename}

@@ -199,7 +199,7 @@ func TestFeedEndsAtShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- app.Listener(ln) }()
+	go func() { served <- app.Listener(web.Listener(ln)) }()
 	f.base = "http://" + ln.Addr().String()
 	f.reader = f.token("ainotes:reader", false, "read", nil)
 	s := f.openFeed("/v1/feed", f.reader, "", nil).start()

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -52,4 +53,69 @@ func ambiguousFraming(raw []byte) bool {
 		}
 	}
 	return false
+}
+
+// refuseInvalidHost refuses a request whose Host header is not one host (RFC 9112 § 3.2): an
+// HTTP/1.1 request without it, with more than one, or with one that is no host and port
+// (a '/', a space ...). fasthttp joins Host and the request target into one URL, so that
+// "Host: a/b" moved "/v1/manifest" to "/b/v1/manifest": the request reached no route, and
+// its answer was not in the terms of the path the client asked for. The answer is 400 in
+// those terms (JSON under /v1, JSON-RPC under /mcp, a page elsewhere), taken from the
+// request line, and the connection is closed.
+func refuseInvalidHost(c *fiber.Ctx) error {
+	switch n := hostLines(c.Request().Header.RawHeaders()); {
+	case n == 1 && validHost(c.Request().Header.Host()), n == 0 && !c.Request().Header.IsHTTP11():
+		return c.Next()
+	}
+	c.Context().SetConnectionClose()
+	c.Path(targetPath(c.Request().Header.RequestURI()))
+	return fiber.NewError(fiber.StatusBadRequest, "the request must carry one Host header naming a host and optional port")
+}
+
+// hostLines counts the Host header lines of a request as they came.
+func hostLines(raw []byte) int {
+	n := 0
+	for line := range bytes.SplitSeq(raw, []byte("\n")) {
+		if name, _, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(name), []byte(fiber.HeaderHost)) {
+			n++
+		}
+	}
+	return n
+}
+
+// validHost reports whether a Host value holds only what a host (a name, an IPv4 address or
+// an IPv6 literal in brackets) and a port may, as net/http checks it: the unreserved and
+// sub-delims characters of RFC 3986, '%', ':', '[' and ']'. It may be empty (a target with
+// no authority).
+func validHost(h []byte) bool {
+	for _, b := range h {
+		if !hostByte(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func hostByte(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return bytes.IndexByte([]byte("-._~!$&'()*+,;=%:[]"), b) >= 0
+}
+
+// targetPath is the path of a request target as the request line gives it: origin form
+// ("/v1/x?q"), absolute form ("http://host/v1/x") or "*".
+func targetPath(uri []byte) string {
+	s := string(uri)
+	if !strings.HasPrefix(s, "/") {
+		if _, rest, ok := strings.Cut(s, "://"); ok {
+			s = "/"
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				s = rest[i:]
+			}
+		}
+	}
+	s, _, _ = strings.Cut(s, "?")
+	return s
 }

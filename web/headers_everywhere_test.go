@@ -20,25 +20,28 @@ import (
 func TestMetricsRefuseEveryForwardingHeader(t *testing.T) {
 	f := newObservedForum(t, storagetest.Open(t, storage.SQLite), web.Options{})
 	f.must(f.get("/metrics", ""), http.StatusOK)
-	for _, h := range []string{"X-Real-IP", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Client-IP", "True-Client-IP", "Via"} {
+	for _, h := range []string{"X-Forwarded-For", "Forwarded", "X-Real-IP", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Forwarded-Port",
+		"X-Client-IP", "True-Client-IP", "CF-Connecting-IP", "Via"} {
 		f.must(f.do(request{method: http.MethodGet, target: "/metrics", header: map[string]string{h: "127.0.0.1"}}), http.StatusNotFound)
 	}
-	// An empty X-Forwarded-For, which Go's client would not send: written by hand.
-	conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.Write([]byte("GET /metrics HTTP/1.1\r\nHost: x\r\nX-Forwarded-For:\r\nConnection: close\r\n\r\n")); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET /metrics with an empty X-Forwarded-For: %d, want 404", resp.StatusCode)
+	// Empty ones, which Go's client would not send: written by hand.
+	for _, h := range []string{"X-Forwarded-For", "X-Real-IP", "Forwarded", "X-Forwarded-Host"} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(f.base, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.Write([]byte("GET /metrics HTTP/1.1\r\nHost: x\r\n" + h + ":\r\nConnection: close\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET /metrics with an empty %s: %d, want 404", h, resp.StatusCode)
+		}
 	}
 }
 

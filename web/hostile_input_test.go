@@ -12,7 +12,8 @@ import (
 
 // Text no database can store, or that would be stored as other text than was sent, is
 // refused as invalid_body naming the field, over both transports and on both databases —
-// never a fault of the server.
+// never a fault of the server. A key named twice is refused over MCP before the tool runs,
+// as an Invalid Request of JSON-RPC naming the key (frame.go).
 func TestUnstorableTextIsInvalidBody(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := newForum(t, db, protocol.Limits{})
@@ -28,7 +29,16 @@ func TestUnstorableTextIsInvalidBody(t *testing.T) {
 			if got.status != http.StatusBadRequest || got.reason() != "invalid_body" || !strings.Contains(msg, c.field) {
 				t.Errorf("HTTP %s: %d %s", c.envelope, got.status, got.body)
 			}
-			r := refusalOfTool(f.postMCP(toolCall("send", c.envelope), auth))
+			answer := f.postMCP(toolCall("send", c.envelope), auth)
+			if strings.Contains(c.envelope, `"kind":"note","kind"`) {
+				rpcErr, _ := answer.json["error"].(map[string]any)
+				if msg, _ := rpcErr["message"].(string); answer.status != http.StatusBadRequest || rpcErr["code"] != float64(-32600) ||
+					!strings.Contains(msg, "arguments."+c.field) {
+					t.Errorf("MCP %s: %d %s, want -32600 naming %s", c.envelope, answer.status, answer.body, c.field)
+				}
+				continue
+			}
+			r := refusalOfTool(answer)
 			if msg, _ := r["message"].(string); r["reason"] != "invalid_body" || !strings.Contains(msg, c.field) {
 				t.Errorf("MCP %s: %v", c.envelope, r)
 			}

@@ -116,7 +116,9 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		TrustRealms:      cfg.TrustRealms,
 	})
 	served := make(chan error, 1)
-	go func() { served <- app.Listener(ln) }()
+	// Connections are closed as net/http closes them: a client refused in the middle of its
+	// request reads the refusal instead of a reset.
+	go func() { served <- app.Listener(web.Listener(ln)) }()
 
 	// The socket is listening, so connections from now on wait in its queue until the server
 	// takes them: the line is true as soon as it is printed.

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
@@ -167,6 +169,11 @@ func TestServe(t *testing.T) {
 		if code, body := get(t, srv.base+"/healthz"); code != http.StatusOK || strings.TrimSpace(body) != `{"status":"ok"}` {
 			t.Errorf("GET /healthz = %d %q", code, body)
 		}
+		for range 5 {
+			if err := oversizedHeadersRefused(srv.base); err != nil {
+				t.Errorf("headers of 1 MiB, all sent before the answer is read: %v, want the 413", err)
+			}
+		}
 		setup := srv.setupURL()
 		if "http://"+setup.Host != srv.base {
 			t.Errorf("the setup address %s is not on the server's address %s", setup, srv.base)
@@ -226,4 +233,30 @@ func TestServeAddressInUse(t *testing.T) {
 	r := parley(t, "serve", "--addr", addr, "--db", "sqlite:"+t.TempDir()+"/second.db")
 	r.fails(t, "serve on a taken address", exitRuntime, "cannot listen on "+addr)
 	first.stop(syscall.SIGTERM)
+}
+
+// oversizedHeadersRefused sends headers of 1 MiB, all of them before it reads, from a small
+// send buffer, and reads the answer: the server must have closed the connection gracefully
+// (read on after its refusal, web.Listener), or the writes end in a reset.
+func oversizedHeadersRefused(base string) error {
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	_ = conn.(*net.TCPConn).SetWriteBuffer(16 << 10)
+	if _, err := io.WriteString(conn, "GET /v1/manifest HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 1<<20)); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "payload_too_large") {
+		return fmt.Errorf("%d %.200s", resp.StatusCode, body)
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -57,14 +56,7 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 func (h *Handler) refuseBody(w http.ResponseWriter) {
 	refusal := protocol.Refuse(protocol.ReasonPayloadTooLarge,
 		"the MCP request has more than %d bytes, the most this server reads of one request", h.maxBody)
-	data, _ := json.Marshal(refusal)
-	resp := struct {
-		JSONRPC string         `json:"jsonrpc"`
-		ID      any            `json:"id"`
-		Error   *jsonrpc.Error `json:"error"`
-	}{"2.0", nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: refusal.Error(), Data: data}}
-	out, _ := json.Marshal(resp)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusRequestEntityTooLarge)
-	w.Write(out)
+	w.Write(HTTPError(http.StatusRequestEntityTooLarge, refusal.Error(), refusal))
 }

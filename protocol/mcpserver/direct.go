@@ -49,8 +49,8 @@ func (h *Handler) direct(r *http.Request, body []byte) (directCall, bool) {
 	if !h.acceptsDirect(r) {
 		return directCall{}, false
 	}
-	var f frame
-	if json.Unmarshal(body, &f) != nil || string(f.Method) != `"tools/call"` || f.ID == nil {
+	f, ok := readFrame(body)
+	if !ok || string(f.Method) != `"tools/call"` || f.ID == nil {
 		return directCall{}, false
 	}
 	var params map[string]json.RawMessage

@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parleyforum/parley/protocol"
 )
 
 // The JSON-RPC frame of a request is checked here, before the SDK reads it, so that every
@@ -18,6 +20,10 @@ import (
 // terms, never as plain text or with the name of a Go type:
 //
 //   - a body that is not JSON: -32700;
+//   - a key that an object names twice, in the envelope, in params or at any depth of a
+//     tool's arguments: -32600. Readers differ on which of the two counts (encoding/json
+//     takes the last, others the first), and an idempotent write re-encodes its arguments;
+//     one request must have one reading;
 //   - a batch (an array): -32600, whatever MCP-Protocol-Version says. The SDK would run a
 //     batch's calls concurrently and answer them all at once, so one small request could
 //     demand hundreds of large answers; MCP left batching with 2025-06-18, and one call per
@@ -56,10 +62,18 @@ var notifications = map[string]bool{
 
 // frame is a request as JSON-RPC frames it; fields stay raw to be checked one by one.
 type frame struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	JSONRPC, ID, Method, Params json.RawMessage
+}
+
+// readFrame reads the members of a request object by their exact names, as the SDK does:
+// encoding/json would also take "Method" for method, another reading of the same request
+// than the SDK's. A member that is absent stays nil; one that is null is "null".
+func readFrame(body []byte) (frame, bool) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil {
+		return frame{}, false
+	}
+	return frame{JSONRPC: members["jsonrpc"], ID: members["id"], Method: members["method"], Params: members["params"]}, true
 }
 
 // checkFrame returns the JSON-RPC error body answers with, or nil when the SDK may read it.
@@ -75,9 +89,16 @@ func checkFrame(body []byte) *frameFault {
 	default:
 		return invalidRequest(nil, "the body must be one JSON-RPC request object")
 	}
-	var f frame
-	if err := json.Unmarshal(trimmed, &f); err != nil {
+	f, ok := readFrame(trimmed)
+	if !ok {
 		return invalidRequest(nil, "the body must be one JSON-RPC request object")
+	}
+	if key, repeated := protocol.RepeatedKey(trimmed); repeated {
+		var id json.RawMessage // echoed when it is not itself what is repeated
+		if key != "id" && f.ID != nil && echoable(f.ID) {
+			id = f.ID
+		}
+		return invalidRequest(id, "key "+key+" appears more than once: each key may appear once in an object")
 	}
 	if string(f.JSONRPC) != `"2.0"` {
 		return invalidRequest(nil, `field jsonrpc must be "2.0"`)

@@ -124,10 +124,13 @@ func New(svc *protocol.Service, opts Options) *Handler {
 type requestKey struct{}
 
 // ServeHTTP bounds the request body and checks its JSON-RPC frame (frame.go), then answers
-// a plain tools/call itself (direct.go) and lets the SDK speak JSON-RPC for the rest.
+// a plain tools/call itself (direct.go) and lets the SDK speak JSON-RPC for the rest; what
+// the SDK answers in plain text goes out as a JSON-RPC error (http_errors.go).
 // Authentication is done per tool call (see run), so that initialize and tools/list never
 // touch the database.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &jsonRPCErrors{ResponseWriter: rw} // the SDK's plain-text refusals, as JSON-RPC errors
+	defer w.finish()
 	body, ok := h.readBody(w, r)
 	if !ok {
 		return

@@ -60,7 +60,7 @@ func serve(t testing.TB, app *fiber.App) string {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- app.Listener(ln) }()
+	go func() { served <- app.Listener(web.Listener(ln)) }()
 	t.Cleanup(func() {
 		// Go's client may hold a spare connection it dialled but never sent a request on;
 		// fasthttp counts it as open, not idle, and would wait for it forever. Closing the

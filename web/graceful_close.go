@@ -1,0 +1,79 @@
+package web
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A server that closes a connection while part of the request is still unread resets it
+// (TCP sends RST instead of FIN when unread data is left), and a client that is still
+// writing that request gets the reset on its next write, never reading the answer that
+// refused it: a 413 for headers over the read buffer or a body over the limit. fasthttp
+// closes exactly so. Go's net/http closes such a connection gracefully, and so does Parley:
+// the server sends its answer, half-closes (FIN: the client reads the answer, then the end),
+// and reads and discards what still comes for a short, bounded while before it closes.
+
+// lingerFor and lingerBytes bound what a closed connection still reads: half a second, as
+// net/http waits, and at most 4 MiB.
+const (
+	lingerFor   = 500 * time.Millisecond
+	lingerBytes = 4 << 20
+)
+
+// Listener wraps ln so that the app closes each of its TCP connections gracefully. Serve the
+// app with app.Listener(web.Listener(ln)).
+func Listener(ln net.Listener) net.Listener { return gracefulListener{ln} }
+
+type gracefulListener struct{ net.Listener }
+
+func (l gracefulListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tcp, ok := c.(*net.TCPConn); ok && err == nil {
+		return &gracefulConn{TCPConn: tcp}, nil
+	}
+	return c, err
+}
+
+// gracefulConn is a TCP connection whose Close half-closes it and leaves the rest to a
+// goroutine of its own, so that the server's worker is free at once. Every other method is
+// the TCPConn's (SyscallConn too, which clientGone needs).
+type gracefulConn struct {
+	*net.TCPConn
+	closed atomic.Bool
+}
+
+func (c *gracefulConn) Close() error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return net.ErrClosed
+	}
+	if err := c.CloseWrite(); err != nil {
+		return c.TCPConn.Close() // the peer has gone: nothing to wait for
+	}
+	go c.drain()
+	return nil
+}
+
+// drain reads and discards until the client closes its side, lingerBytes have come or
+// lingerFor has passed, then closes. When the bytes run out first, it waits the rest of the
+// time without reading: the client has had its answer and still has that time to read it.
+func (c *gracefulConn) drain() {
+	defer c.TCPConn.Close()
+	until := time.Now().Add(lingerFor)
+	if c.SetReadDeadline(until) != nil {
+		return
+	}
+	buf := drainBuffers.Get().(*[]byte)
+	defer drainBuffers.Put(buf)
+	for read := 0; read < lingerBytes; {
+		n, err := c.TCPConn.Read(*buf)
+		read += n
+		if err != nil {
+			return // the client's end, or the time is up
+		}
+	}
+	time.Sleep(time.Until(until))
+}
+
+var drainBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
