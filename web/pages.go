@@ -75,6 +75,8 @@ func (p *pages) register(app *fiber.App) {
 	app.Post("/users/:name/signout", p.wrap(admins, p.signOutUser))
 
 	app.Get("/", p.wrap(readers, p.threadList))
+	app.Get("/threads/new", p.wrap(members, p.newThreadForm)) // before /threads/:id, which it would match
+	app.Post("/threads", p.wrap(members, p.openThread))
 	app.Get("/threads/:id", p.wrap(readers, p.threadPage))
 	app.Post("/threads/:id/confirm", p.wrap(members, p.confirm))
 	app.Post("/threads/:id/mark", p.wrap(members, p.mark))

@@ -104,6 +104,9 @@ func TestPagePostMatrix(t *testing.T) {
 			m.fresh(t, "bea")
 			return matrixCase{m.fresh(t, "ada"), "/users/bea/signout", url.Values{}}
 		}},
+		{"/threads", byMember, func(t *testing.T, m *matrixSite) matrixCase {
+			return matrixCase{m.fresh(t, "bea"), "/threads", url.Values{"title": {m.unique("Opened on a page ")}, "room": {"elsewhere"}}}
+		}},
 		{"/threads/:id/confirm", byMember, func(t *testing.T, m *matrixSite) matrixCase {
 			th := m.f.proposed(m.unique("Proposed "))
 			return matrixCase{m.fresh(t, "bea"), "/threads/" + th + "/confirm", url.Values{}}

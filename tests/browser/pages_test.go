@@ -39,6 +39,7 @@ func TestPages(t *testing.T) {
 		{"live-pages", testLivePages},
 		{"narrow-screen", testNarrowScreen},
 		{"track-records", testTrackRecords},
+		{"rooms", testRooms},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {
