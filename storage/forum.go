@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -369,17 +371,44 @@ func (w *MessageWrite) linkMessage() {
 
 // ThreadsPage lists threads newest first, optionally of one state, below the id beforeID
 // (0: from the newest).
+//
+// Within a scope the page is read one room at a time, each room's newest below the cursor
+// through the index (room_id, id) and cut at the limit, and the rooms' pieces merged: it
+// costs what the page holds. One condition on the room instead lets the database walk the
+// threads newest first and drop every one of another room, the whole forum for a small,
+// quiet room.
 func (f *Forum) ThreadsPage(ctx context.Context, state string, beforeID int64, limit int) ([]Thread, error) {
+	scope, err := f.resolvedScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	page := func(q *bun.SelectQuery) *bun.SelectQuery {
+		if state != "" {
+			q = q.Where("state = ?", state)
+		}
+		if beforeID > 0 {
+			q = q.Where("id < ?", beforeID)
+		}
+		return q.Order("id DESC").Limit(int64(limit))
+	}
 	var out []Thread
-	q := f.q.NewSelect().Model(&out).Order("id DESC").Limit(int64(limit))
-	q = f.scope.onRooms(q, "room_id")
-	if state != "" {
-		q = q.Where("state = ?", state)
+	if scope.Everything() {
+		err := page(f.q.NewSelect().Model(&out)).Scan(ctx)
+		return out, translate(err)
 	}
-	if beforeID > 0 {
-		q = q.Where("id < ?", beforeID)
+	if len(scope.Rooms) == 0 {
+		return out, nil
 	}
-	err := q.Scan(ctx)
+	// SQLite takes no parentheses around the parts of a UNION: each is a subquery of its own.
+	parts := make([]string, len(scope.Rooms))
+	args := make([]any, len(scope.Rooms))
+	for i, room := range scope.Rooms {
+		parts[i] = "SELECT * FROM (?) AS r" + strconv.Itoa(i)
+		args[i] = page(f.q.NewSelect().Model((*Thread)(nil)).Where("room_id = ?", room))
+	}
+	err = f.q.NewSelect().Model(&out).
+		ModelTableExpr("("+strings.Join(parts, " UNION ALL ")+") AS thread", args...).
+		ColumnExpr("thread.*").OrderExpr("thread.id DESC").Limit(int64(limit)).Scan(ctx)
 	return out, translate(err)
 }
 
