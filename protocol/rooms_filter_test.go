@@ -70,7 +70,8 @@ func TestSearchByRoomFollowsAMove(t *testing.T) {
 	})
 }
 
-// TestListThreadsPagesAcrossRooms: a list within several rooms — a room with the rooms
+// TestListThreadsPagesAcrossRooms: a list within several rooms (list_threads, and the pages'
+// list by last activity) — a room with the rooms
 // inside it, or a token scoped to more than one — is read one room at a time and merged;
 // paged by its cursor it gives every thread of those rooms once, newest first, and none of
 // another room.
@@ -147,6 +148,26 @@ func TestListThreadsPagesAcrossRooms(t *testing.T) {
 				}
 				if !slices.Equal(got, c.want) {
 					t.Errorf("%s, pages of %d: %v, want %v", c.name, limit, got, c.want)
+				}
+				// The pages' list, by last activity, is read the same way: every thread
+				// here was last written when it was opened, so the order is the same.
+				got = nil
+				q := protocol.BrowseQuery{Limit: limit, Room: c.room}
+				for pages := 0; pages < 20; pages++ {
+					res, err := f.svc.Browse(ctx, c.a, q)
+					if err != nil {
+						t.Fatalf("%s: browse: %v", c.name, err)
+					}
+					for _, th := range res.Threads {
+						got = append(got, th.ID)
+					}
+					if !res.More {
+						break
+					}
+					q.Cursor = *res.Cursor
+				}
+				if !slices.Equal(got, c.want) {
+					t.Errorf("%s, browsed in pages of %d: %v, want %v", c.name, limit, got, c.want)
 				}
 			}
 		}

@@ -371,29 +371,32 @@ func (w *MessageWrite) linkMessage() {
 
 // ThreadsPage lists threads newest first, optionally of one state, below the id beforeID
 // (0: from the newest).
-//
-// Within a scope the page is read one room at a time, each room's newest below the cursor
-// through the index (room_id, id) and cut at the limit, and the rooms' pieces merged: it
-// costs what the page holds. One condition on the room instead lets the database walk the
-// threads newest first and drop every one of another room, the whole forum for a small,
-// quiet room.
 func (f *Forum) ThreadsPage(ctx context.Context, state string, beforeID int64, limit int) ([]Thread, error) {
-	scope, err := f.resolvedScope(ctx)
-	if err != nil {
-		return nil, err
-	}
-	page := func(q *bun.SelectQuery) *bun.SelectQuery {
+	return f.threadsByRoom(ctx, limit, []string{"id DESC"}, func(q *bun.SelectQuery) *bun.SelectQuery {
 		if state != "" {
 			q = q.Where("state = ?", state)
 		}
 		if beforeID > 0 {
 			q = q.Where("id < ?", beforeID)
 		}
-		return q.Order("id DESC").Limit(int64(limit))
+		return q
+	})
+}
+
+// threadsByRoom reads a page of threads within f's scope in the order given (columns of
+// threads): where applies the page's own conditions. Within a scope the page is read one
+// room at a time, each room's first in the order through its index on (room_id, …) and cut
+// at the limit, and the rooms' pieces merged: it costs what the page holds. One condition on
+// the room instead lets the database walk every thread in the order and drop those of other
+// rooms — the whole forum for a small, quiet room.
+func (f *Forum) threadsByRoom(ctx context.Context, limit int, order []string, where func(*bun.SelectQuery) *bun.SelectQuery) ([]Thread, error) {
+	scope, err := f.resolvedScope(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var out []Thread
 	if scope.Everything() {
-		err := page(f.q.NewSelect().Model(&out)).Scan(ctx)
+		err := where(f.q.NewSelect().Model(&out)).Order(order...).Limit(int64(limit)).Scan(ctx)
 		return out, translate(err)
 	}
 	if len(scope.Rooms) == 0 {
@@ -404,11 +407,15 @@ func (f *Forum) ThreadsPage(ctx context.Context, state string, beforeID int64, l
 	args := make([]any, len(scope.Rooms))
 	for i, room := range scope.Rooms {
 		parts[i] = "SELECT * FROM (?) AS r" + strconv.Itoa(i)
-		args[i] = page(f.q.NewSelect().Model((*Thread)(nil)).Where("room_id = ?", room))
+		args[i] = where(f.q.NewSelect().Model((*Thread)(nil)).Where("room_id = ?", room)).Order(order...).Limit(int64(limit))
+	}
+	merged := make([]string, len(order))
+	for i, o := range order {
+		merged[i] = "thread." + o
 	}
 	err = f.q.NewSelect().Model(&out).
 		ModelTableExpr("("+strings.Join(parts, " UNION ALL ")+") AS thread", args...).
-		ColumnExpr("thread.*").OrderExpr("thread.id DESC").Limit(int64(limit)).Scan(ctx)
+		ColumnExpr("thread.*").OrderExpr(strings.Join(merged, ", ")).Limit(int64(limit)).Scan(ctx)
 	return out, translate(err)
 }
 
