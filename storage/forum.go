@@ -85,9 +85,23 @@ func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) 
 	if err == nil {
 		// Checked under the row's lock: no move can take the thread out of the scope
 		// before this transaction ends.
-		err = f.inScope(ctx, id)
+		err = f.lockedInScope(ctx, t)
 	}
 	return t, err
+}
+
+// lockedInScope answers ErrNotFound when the thread t, read under its row's lock, is outside
+// f's scope. Its room is in the row: a token scoped to that very room needs no query (the
+// send's usual case); a room inside a token's room asks the rooms table.
+func (f *Forum) lockedInScope(ctx context.Context, t *Thread) error {
+	ok, err := f.scope.holdsRoom(ctx, f.q, t.RoomID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // ThreadForWrite is ThreadForUpdate for a write by writer that will be counted
@@ -103,7 +117,7 @@ func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*T
 		return t, err
 	}
 	f.writeLocked = writer
-	return t, f.inScope(ctx, id)
+	return t, f.lockedInScope(ctx, t)
 }
 
 // ParentAndThreadForUpdate reads a message and its thread (threadID, or the message's own
@@ -112,6 +126,31 @@ func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*T
 // ErrNotFound with both nil; a missing thread is ErrNotFound with the message. On Postgres it
 // is one statement (reply_pg.go).
 func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID int64, writer string) (*Message, *Thread, error) {
+	if !f.scope.Everything() && f.prepared() {
+		// The one statement, then the scope on the rows it read: outside the scope the
+		// parent and the thread do not exist, the parent first, as below.
+		p, t, err := f.parentAndThreadPostgres(ctx, parentID, threadID, writer)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return p, t, err
+		}
+		if err == nil {
+			if p.ThreadID == t.ID {
+				err = f.lockedInScope(ctx, t)
+			} else {
+				err = f.inScope(ctx, p.ThreadID)
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			if p.ThreadID != t.ID {
+				if err := f.lockedInScope(ctx, t); err != nil {
+					return p, nil, err
+				}
+			}
+			return p, t, nil
+		}
+		// One of the two is missing: the statements below tell which.
+	}
 	if !f.scope.Everything() {
 		// Outside the scope, the parent and the thread do not exist: the parent first, as
 		// below. Message checks its own thread's scope.

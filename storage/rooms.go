@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -104,6 +105,23 @@ func (f *Forum) resolvedScope(ctx context.Context) (Scope, error) {
 	}
 	s.Rooms = ids
 	return s, nil
+}
+
+// holdsRoom reports whether the room is within the scope. A room the scope names itself
+// (a token's own room, the room asked for) is answered without a query; a room inside one
+// of them is looked up in the rooms table, on the same condition as the lists.
+func (s Scope) holdsRoom(ctx context.Context, q bun.IDB, room int64) (bool, error) {
+	switch {
+	case s.Everything():
+		return true, nil
+	case s.Rooms != nil:
+		return slices.Contains(s.Rooms, room), nil
+	case (s.Reach == nil || slices.Contains(s.Reach, room)) && (s.Room == 0 || s.Room == room):
+		return true, nil
+	}
+	cond, args := s.RoomCondition("id")
+	ok, err := q.NewSelect().Table("rooms").Where("id = ?", room).Where(cond, args...).Exists(ctx)
+	return ok, translate(err)
 }
 
 // ThreadCondition is the condition that the column col (a thread id) names a thread within
