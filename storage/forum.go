@@ -134,18 +134,17 @@ func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID
 			return p, t, err
 		}
 		if err == nil {
-			if p.ThreadID == t.ID {
-				err = f.lockedInScope(ctx, t)
-			} else {
-				err = f.inScope(ctx, p.ThreadID)
-			}
-			if err != nil {
-				return nil, nil, err
-			}
+			// The parent's thread first; usually it is the locked thread itself.
 			if p.ThreadID != t.ID {
-				if err := f.lockedInScope(ctx, t); err != nil {
-					return p, nil, err
+				if err := f.inScope(ctx, p.ThreadID); err != nil {
+					return nil, nil, err
 				}
+			}
+			if err := f.lockedInScope(ctx, t); err != nil {
+				if p.ThreadID == t.ID {
+					return nil, nil, err // the parent's own thread: the parent does not exist
+				}
+				return p, nil, err
 			}
 			return p, t, nil
 		}
