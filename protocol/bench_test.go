@@ -157,7 +157,39 @@ func BenchmarkSendParallel(b *testing.B) {
 		for _, agents := range []int{1, 4} {
 			b.Run("ratio/agents="+strconv.Itoa(agents), func(b *testing.B) { ratio(b, agents) })
 		}
+		// scoped is service with every agent's token scoped to the room general (§ 16), where
+		// every thread is: each send checks the room. scoped-ratio runs the unscoped and the
+		// scoped agents in turns, each on a forum of its own, and reports scoped/unscoped.
+		b.Run("scoped", func(b *testing.B) {
+			s := newServiceMix(b, storagetest.Open(b, kind)).scoped()
+			s.prepare(b, b.N)
+			b.ReportAllocs()
+			runParallel(b, s)
+		})
+		b.Run("scoped-ratio", func(b *testing.B) {
+			plain := newServiceMix(b, storagetest.Open(b, kind))
+			scoped := newServiceMix(b, storagetest.Open(b, kind)).scoped()
+			burst := benchAgents * 16
+			var plainTime, scopedTime time.Duration
+			for i := 0; i < b.N; i++ {
+				plain.prepare(b, (i+1)*burst)
+				scoped.prepare(b, (i+1)*burst)
+				plainTime += runBurst(b, plain, benchAgents, i*burst, burst)
+				scopedTime += runBurst(b, scoped, benchAgents, i*burst, burst)
+			}
+			sends := float64(b.N * burst)
+			b.ReportMetric(sends/plainTime.Seconds(), "unscoped-sends/s")
+			b.ReportMetric(sends/scopedTime.Seconds(), "scoped-sends/s")
+			b.ReportMetric(scopedTime.Seconds()/plainTime.Seconds(), "scoped/unscoped")
+		})
 	})
+}
+
+// scopedAgent is benchAgent(i) with its token scoped to the room general.
+func scopedAgent(i int) *protocol.Actor {
+	a := benchAgent(i)
+	a.Rooms = []int64{storage.GeneralRoom}
+	return a
 }
 
 // mix is one way of sending the benchmark's conversation mix.
@@ -235,6 +267,15 @@ func newServiceMix(b *testing.B, db *storage.DB) *serviceMix {
 	s := &serviceMix{svc: benchService(db)}
 	for i := 0; i <= benchAgents; i++ {
 		s.agents = append(s.agents, benchAgent(i))
+	}
+	return s
+}
+
+// scoped makes the mix's senders scoped to the room general (the host, who opens the
+// threads beforehand, stays as it is).
+func (s *serviceMix) scoped() *serviceMix {
+	for i := 1; i < len(s.agents); i++ {
+		s.agents[i] = scopedAgent(i)
 	}
 	return s
 }
@@ -440,8 +481,11 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 	return f
 }
 
-func (f *inboxForum) read(b *testing.B) {
-	res, err := f.svc.Inbox(context.Background(), benchAgent(inboxReader), f.cursor)
+func (f *inboxForum) read(b *testing.B) { f.readAs(b, benchAgent(inboxReader)) }
+
+// readAs reads the reader's inbox as the actor a: the reader, scoped or not.
+func (f *inboxForum) readAs(b *testing.B, a *protocol.Actor) {
+	res, err := f.svc.Inbox(context.Background(), a, f.cursor)
 	if err != nil || len(res.Items) != f.items {
 		b.Fatalf("inbox: %v, %d items, want %d", err, len(res.Items), f.items)
 	}
@@ -485,6 +529,29 @@ func BenchmarkInbox(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				small.read(b)
 			}
+		})
+		// scoped reads the same inbox as a reader whose token is scoped to the room general,
+		// where every thread is: the read checks the room of every item. 10k-scoped-ratio reads
+		// it unscoped and scoped in turns and reports scoped/unscoped.
+		b.Run("10k-scoped", func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				small.readAs(b, scopedAgent(inboxReader))
+			}
+		})
+		b.Run("10k-scoped-ratio", func(b *testing.B) {
+			var plainNs, scopedNs time.Duration
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				small.read(b)
+				t1 := time.Now()
+				small.readAs(b, scopedAgent(inboxReader))
+				plainNs += t1.Sub(t0)
+				scopedNs += time.Since(t1)
+			}
+			b.ReportMetric(float64(plainNs.Nanoseconds())/float64(b.N), "unscoped-ns/read")
+			b.ReportMetric(float64(scopedNs.Nanoseconds())/float64(b.N), "scoped-ns/read")
+			b.ReportMetric(float64(scopedNs)/float64(plainNs), "scoped/unscoped")
 		})
 		n := largeForum(b)
 		if n == 0 {

@@ -168,9 +168,6 @@ type Actor struct {
 	// Rooms are the rooms a scoped token is scoped to (§ 16); nil reaches every room. See
 	// ScopeOf.
 	Rooms []int64
-	// RoomKeys are the rooms a scoped token reaches, its rooms and the rooms inside them,
-	// as the manifest names them; filled when the token is authenticated.
-	RoomKeys []string
 	// Operator is the operator at the command line (OperatorActor), never a network caller.
 	Operator bool
 }

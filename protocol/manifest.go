@@ -128,9 +128,6 @@ func (s *Service) Manifest(a *Actor) *Manifest {
 			label := a.ModerationLabel()
 			you.Label = &label
 		}
-		if a.Scoped() {
-			you.Rooms = append([]string{}, a.RoomKeys...)
-		}
 		m.You = you
 	}
 	return m

@@ -4,8 +4,9 @@ import "context"
 
 // GetManifest is the manifest as an operation with input, for transports whose calls carry
 // one (the MCP tool get_manifest): it takes no fields, so anything but an empty object is
-// invalid_body, and it needs no token — a nil actor gets the manifest without you.
-func (s *Service) GetManifest(_ context.Context, a *Actor, raw []byte) (*Manifest, error) {
+// invalid_body, and it needs no token — a nil actor gets the manifest without you. For a
+// scoped token you.rooms names every room it reaches: its rooms and the rooms inside them.
+func (s *Service) GetManifest(ctx context.Context, a *Actor, raw []byte) (*Manifest, error) {
 	o, err := decodeObject(raw, "")
 	if err != nil {
 		return nil, err
@@ -13,5 +14,13 @@ func (s *Service) GetManifest(_ context.Context, a *Actor, raw []byte) (*Manifes
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
-	return s.Manifest(a), nil
+	m := s.Manifest(a)
+	if a.Scoped() {
+		rooms, err := s.reachedRooms(ctx, a)
+		if err != nil {
+			return nil, fault(err)
+		}
+		m.You.Rooms = rooms
+	}
+	return m, nil
 }

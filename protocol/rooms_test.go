@@ -514,8 +514,11 @@ func TestManifestNamesRooms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		you := f.svc.Manifest(a).You
-		if !slices.Equal(you.Rooms, []string{f.research.ID, f.inner.ID}) {
+		m, err2 := f.svc.GetManifest(ctx, a, []byte(`{}`))
+		if err2 != nil {
+			t.Fatal(err2)
+		}
+		if you := m.You; !slices.Equal(you.Rooms, []string{f.research.ID, f.inner.ID}) {
 			t.Errorf("you.rooms %v, want research and inner", you.Rooms)
 		}
 		if f.svc.Manifest(reader).You.Rooms != nil {

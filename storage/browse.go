@@ -17,20 +17,18 @@ type ActivityCursor struct {
 // the newest), optionally only of one state and only those whose state is an unconfirmed
 // proposal.
 func (f *Forum) ThreadsByActivity(ctx context.Context, state string, unconfirmed bool, after *ActivityCursor, limit int) ([]Thread, error) {
-	var out []Thread
-	q := f.q.NewSelect().Model(&out).Order("updated_at DESC", "id DESC").Limit(int64(limit))
-	q = f.scope.onRooms(q, "room_id")
-	if state != "" {
-		q = q.Where("state = ?", state)
-	}
-	if unconfirmed {
-		q = q.Where("state_confirmed_at IS NULL")
-	}
-	if after != nil {
-		q = q.Where("(updated_at < ? OR (updated_at = ? AND id < ?))", after.UpdatedAt, after.UpdatedAt, after.ID)
-	}
-	err := q.Scan(ctx)
-	return out, translate(err)
+	return f.threadsByRoom(ctx, limit, []string{"updated_at DESC", "id DESC"}, func(q *bun.SelectQuery) *bun.SelectQuery {
+		if state != "" {
+			q = q.Where("state = ?", state)
+		}
+		if unconfirmed {
+			q = q.Where("state_confirmed_at IS NULL")
+		}
+		if after != nil {
+			q = q.Where("(updated_at < ? OR (updated_at = ? AND id < ?))", after.UpdatedAt, after.UpdatedAt, after.ID)
+		}
+		return q
+	})
 }
 
 // Proposals lists the threads whose state is an unconfirmed proposal, the oldest proposal

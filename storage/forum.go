@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -83,9 +85,23 @@ func (f *Forum) ThreadForUpdate(ctx context.Context, id int64) (*Thread, error) 
 	if err == nil {
 		// Checked under the row's lock: no move can take the thread out of the scope
 		// before this transaction ends.
-		err = f.inScope(ctx, id)
+		err = f.lockedInScope(ctx, t)
 	}
 	return t, err
+}
+
+// lockedInScope answers ErrNotFound when the thread t, read under its row's lock, is outside
+// f's scope. Its room is in the row: a token scoped to that very room needs no query (the
+// send's usual case); a room inside a token's room asks the rooms table.
+func (f *Forum) lockedInScope(ctx context.Context, t *Thread) error {
+	ok, err := f.scope.holdsRoom(ctx, f.q, t.RoomID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	return nil
 }
 
 // ThreadForWrite is ThreadForUpdate for a write by writer that will be counted
@@ -101,7 +117,7 @@ func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*T
 		return t, err
 	}
 	f.writeLocked = writer
-	return t, f.inScope(ctx, id)
+	return t, f.lockedInScope(ctx, t)
 }
 
 // ParentAndThreadForUpdate reads a message and its thread (threadID, or the message's own
@@ -110,6 +126,30 @@ func (f *Forum) ThreadForWrite(ctx context.Context, id int64, writer string) (*T
 // ErrNotFound with both nil; a missing thread is ErrNotFound with the message. On Postgres it
 // is one statement (reply_pg.go).
 func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID int64, writer string) (*Message, *Thread, error) {
+	if !f.scope.Everything() && f.prepared() {
+		// The one statement, then the scope on the rows it read: outside the scope the
+		// parent and the thread do not exist, the parent first, as below.
+		p, t, err := f.parentAndThreadPostgres(ctx, parentID, threadID, writer)
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			return p, t, err
+		}
+		if err == nil {
+			// The parent's thread first; usually it is the locked thread itself.
+			if p.ThreadID != t.ID {
+				if err := f.inScope(ctx, p.ThreadID); err != nil {
+					return nil, nil, err
+				}
+			}
+			if err := f.lockedInScope(ctx, t); err != nil {
+				if p.ThreadID == t.ID {
+					return nil, nil, err // the parent's own thread: the parent does not exist
+				}
+				return p, nil, err
+			}
+			return p, t, nil
+		}
+		// One of the two is missing: the statements below tell which.
+	}
 	if !f.scope.Everything() {
 		// Outside the scope, the parent and the thread do not exist: the parent first, as
 		// below. Message checks its own thread's scope.
@@ -370,16 +410,50 @@ func (w *MessageWrite) linkMessage() {
 // ThreadsPage lists threads newest first, optionally of one state, below the id beforeID
 // (0: from the newest).
 func (f *Forum) ThreadsPage(ctx context.Context, state string, beforeID int64, limit int) ([]Thread, error) {
+	return f.threadsByRoom(ctx, limit, []string{"id DESC"}, func(q *bun.SelectQuery) *bun.SelectQuery {
+		if state != "" {
+			q = q.Where("state = ?", state)
+		}
+		if beforeID > 0 {
+			q = q.Where("id < ?", beforeID)
+		}
+		return q
+	})
+}
+
+// threadsByRoom reads a page of threads within f's scope in the order given (columns of
+// threads): where applies the page's own conditions. Within a scope the page is read one
+// room at a time, each room's first in the order through its index on (room_id, …) and cut
+// at the limit, and the rooms' pieces merged: it costs what the page holds. One condition on
+// the room instead lets the database walk every thread in the order and drop those of other
+// rooms — the whole forum for a small, quiet room.
+func (f *Forum) threadsByRoom(ctx context.Context, limit int, order []string, where func(*bun.SelectQuery) *bun.SelectQuery) ([]Thread, error) {
+	scope, err := f.resolvedScope(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var out []Thread
-	q := f.q.NewSelect().Model(&out).Order("id DESC").Limit(int64(limit))
-	q = f.scope.onRooms(q, "room_id")
-	if state != "" {
-		q = q.Where("state = ?", state)
+	if scope.Everything() {
+		err := where(f.q.NewSelect().Model(&out)).Order(order...).Limit(int64(limit)).Scan(ctx)
+		return out, translate(err)
 	}
-	if beforeID > 0 {
-		q = q.Where("id < ?", beforeID)
+	if len(scope.Rooms) == 0 {
+		return out, nil
 	}
-	err := q.Scan(ctx)
+	// SQLite takes no parentheses around the parts of a UNION: each is a subquery of its own.
+	parts := make([]string, len(scope.Rooms))
+	args := make([]any, len(scope.Rooms))
+	for i, room := range scope.Rooms {
+		parts[i] = "SELECT * FROM (?) AS r" + strconv.Itoa(i)
+		args[i] = where(f.q.NewSelect().Model((*Thread)(nil)).Where("room_id = ?", room)).Order(order...).Limit(int64(limit))
+	}
+	merged := make([]string, len(order))
+	for i, o := range order {
+		merged[i] = "thread." + o
+	}
+	err = f.q.NewSelect().Model(&out).
+		ModelTableExpr("("+strings.Join(parts, " UNION ALL ")+") AS thread", args...).
+		ColumnExpr("thread.*").OrderExpr(strings.Join(merged, ", ")).Limit(int64(limit)).Scan(ctx)
 	return out, translate(err)
 }
 

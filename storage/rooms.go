@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,12 @@ type Scope struct {
 	Reach []int64
 	// Room narrows to one room and the rooms inside it; 0 for every room.
 	Room int64
+	// Rooms, when not nil, is what Reach and Room come to, read from the rooms table
+	// (Forum.resolvedScope): the ids of every room the scope holds. A query that has them
+	// names its rooms as values, which the planner weighs by the rooms' share of the
+	// threads; under the subquery on rooms it cannot, and on a large forum it ranked
+	// every match of a search, or walked every thread, before keeping the room's.
+	Rooms []int64
 }
 
 // Everything reports whether the scope holds every room, so that it adds no condition.
@@ -57,6 +64,12 @@ func (s Scope) Everything() bool { return s.Reach == nil && s.Room == 0 }
 // scope, as SQL with its arguments; "" when the scope holds every room. Every other
 // condition of this file is built on it.
 func (s Scope) RoomCondition(col string) (string, []any) {
+	if s.Rooms != nil && !s.Everything() {
+		if len(s.Rooms) == 0 {
+			return "1 = 0", nil
+		}
+		return col + " IN (?)", []any{bun.In(s.Rooms)}
+	}
 	var parts []string
 	var args []any
 	if s.Reach != nil {
@@ -72,6 +85,43 @@ func (s Scope) RoomCondition(col string) (string, []any) {
 		args = append(args, s.Room, s.Room)
 	}
 	return strings.Join(parts, " AND "), args
+}
+
+// resolvedScope is f's scope with its rooms read into Rooms, so that the query that follows
+// names them as values; the scope itself when it holds every room. The rooms are read just
+// before the query, not in its snapshot: a room opened inside the scope in between holds no
+// thread the query could miss unless one is moved into it in that instant, and then the
+// query answers as it would have a moment earlier. Nothing outside the scope ever enters.
+func (f *Forum) resolvedScope(ctx context.Context) (Scope, error) {
+	s := f.scope
+	if s.Everything() || s.Rooms != nil {
+		return s, nil
+	}
+	cond, args := s.RoomCondition("id")
+	ids := []int64{}
+	err := f.q.NewSelect().Table("rooms").Column("id").Where(cond, args...).Order("id").Scan(ctx, &ids)
+	if err != nil {
+		return s, translate(err)
+	}
+	s.Rooms = ids
+	return s, nil
+}
+
+// holdsRoom reports whether the room is within the scope. A room the scope names itself
+// (a token's own room, the room asked for) is answered without a query; a room inside one
+// of them is looked up in the rooms table, on the same condition as the lists.
+func (s Scope) holdsRoom(ctx context.Context, q bun.IDB, room int64) (bool, error) {
+	switch {
+	case s.Everything():
+		return true, nil
+	case s.Rooms != nil:
+		return slices.Contains(s.Rooms, room), nil
+	case (s.Reach == nil || slices.Contains(s.Reach, room)) && (s.Room == 0 || s.Room == room):
+		return true, nil
+	}
+	cond, args := s.RoomCondition("id")
+	ok, err := q.NewSelect().Table("rooms").Where("id = ?", room).Where(cond, args...).Exists(ctx)
+	return ok, translate(err)
 }
 
 // ThreadCondition is the condition that the column col (a thread id) names a thread within

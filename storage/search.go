@@ -62,7 +62,11 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	// A hidden message is found by nobody (PROTOCOL.md § 18): its words are what was withdrawn.
 	matched += " AND m.hidden_at IS NULL"
 	var where []string
-	if cond, more := f.scope.ThreadCondition("m.thread_id"); cond != "" {
+	scope, err := f.resolvedScope(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cond, more := scope.ThreadCondition("m.thread_id"); cond != "" {
 		matched += " AND " + cond
 		args = append(args, more...)
 	}
@@ -97,7 +101,7 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	query := `SELECT p.*, t.title AS t_title, t.state AS t_state FROM (` + page + `) AS p
 		JOIN threads AS t ON t.id = p.m_thread_id ORDER BY p.score DESC, p.m_id DESC`
 	var hits []SearchHit
-	err := f.q.NewRaw(query, args...).Scan(ctx, &hits)
+	err = f.q.NewRaw(query, args...).Scan(ctx, &hits)
 	return hits, translate(err)
 }
 

@@ -42,11 +42,15 @@ type forum struct {
 	seeded   benchdata.Seeded
 	seedTime time.Duration
 
-	inboxSince  []byte // {"since": …}: the reader's cursor before the new items
-	inboxItems  int    // what a read with it returns
-	readThread  []byte // {"thread": …}: a seeded thread in the middle of the forum
-	laterPage   []byte // {"cursor": …}: the list's page halfway through the forum
-	sendThreads []replyTarget
+	inboxSince []byte // {"since": …}: the reader's cursor before the new items
+	inboxItems int    // what a read with it returns
+	// inboxSinceRoom is {"since": …, "room": "team"}: the same cursor, filtered to the room
+	// that holds the five new items.
+	inboxSinceRoom []byte
+	teamRooms      map[string]bool // the keys of team and team-inner
+	readThread     []byte          // {"thread": …}: a seeded thread in the middle of the forum
+	laterPage      []byte          // {"cursor": …}: the list's page halfway through the forum
+	sendThreads    []replyTarget
 }
 
 type replyTarget struct{ thread, root string }
@@ -68,10 +72,13 @@ func newForum(ctx context.Context, db *storage.DB, size, rounds int) (*forum, er
 	if f.seeded, err = benchdata.Seed(ctx, db, benchdata.Forum{Messages: size}); err != nil {
 		return nil, err
 	}
-	f.seedTime = time.Since(began)
 	if f.seeded.FirstThread != 1 {
 		return nil, fmt.Errorf("the forum must be seeded into an empty database: its first thread is %d", f.seeded.FirstThread)
 	}
+	if err := f.spreadOverRooms(ctx, db); err != nil {
+		return nil, err
+	}
+	f.seedTime = time.Since(began)
 	if err := f.prepareInbox(ctx); err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
 	}
@@ -99,7 +106,8 @@ func newForum(ctx context.Context, db *storage.DB, size, rounds int) (*forum, er
 
 // prepareInbox catches the reader up, as an agent does, by paging until nothing more; then
 // sends five new items for it — three asks open to anyone, an answer in its own thread 8, an
-// ask under its note, message 8 — among five answers elsewhere that are not its.
+// ask under its note, message 8 — among five answers elsewhere that are not its. All of them
+// are in the room team, so that the inbox filtered to it finds the same five.
 func (f *forum) prepareInbox(ctx context.Context) error {
 	reader := agent(inboxReader)
 	cursor := ""
@@ -121,9 +129,9 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 		from int
 		env  string
 	}{
-		{101, `{"kind":"ask","body":"A new question 1"}`},
-		{102, `{"kind":"ask","body":"A new question 2"}`},
-		{103, `{"kind":"ask","body":"A new question 3"}`},
+		{101, `{"kind":"ask","room":"` + roomName + `","body":"A new question 1"}`},
+		{102, `{"kind":"ask","room":"` + roomName + `","body":"A new question 2"}`},
+		{103, `{"kind":"ask","room":"` + roomName + `","body":"A new question 3"}`},
 		{200, `{"kind":"answer","thread":"th_8","body":"A new answer."}`},
 		{200, `{"kind":"ask","parent":"msg_8","body":"A question for the reader."}`},
 	}
@@ -139,12 +147,15 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 		}
 	}
 	f.inboxSince = []byte(`{"since":"` + cursor + `"}`)
-	res, err := f.svc.Inbox(ctx, reader, f.inboxSince)
-	if err != nil {
-		return err
-	}
-	if f.inboxItems = len(res.Items); f.inboxItems != 5 {
-		return fmt.Errorf("the reader sees %d new items, want 5", f.inboxItems)
+	f.inboxSinceRoom = []byte(`{"since":"` + cursor + `","room":"` + roomName + `"}`)
+	for _, req := range [][]byte{f.inboxSince, f.inboxSinceRoom} {
+		res, err := f.svc.Inbox(ctx, reader, req)
+		if err != nil {
+			return err
+		}
+		if f.inboxItems = len(res.Items); f.inboxItems != 5 {
+			return fmt.Errorf("the reader sees %d new items with %s, want 5", f.inboxItems, req)
+		}
 	}
 	return nil
 }
@@ -186,6 +197,7 @@ type operation struct {
 var operationNames = []string{
 	"inbox_since", "read_thread", "list_threads_first", "list_threads_later",
 	"search_rare", "search_common", "send_reply",
+	"inbox_since_room", "list_threads_room", "search_rare_room", "search_common_room",
 }
 
 // operationTitles name the operations in the charts.
@@ -197,6 +209,10 @@ var operationTitles = map[string]string{
 	"search_rare":        "search, a rare word (10 found)",
 	"search_common":      "search, a common word (a tenth of the forum; page of 20)",
 	"send_reply":         "send, a note into an existing thread",
+	"inbox_since_room":   "inbox with a since-cursor, filtered to a room (5 new items)",
+	"list_threads_room":  "list_threads filtered to a room of 100 threads, first page of 20",
+	"search_rare_room":   "search in a room of 1,000 messages, a rare word (10 found)",
+	"search_common_room": "search in a room of 1,000 messages, a common word (100 found; page of 20)",
 }
 
 // operations are the forum's measured calls, each with the check that it did its work.
@@ -226,6 +242,22 @@ func (f *forum) operations() []operation {
 		"search_common": func(ctx context.Context, _ int) error {
 			res, err := f.svc.Search(ctx, reader, []byte(`{"q":"`+commonWord+`","limit":`+strconv.Itoa(pageSize)+`}`))
 			return check(err, res != nil && len(res.Results) == pageSize && res.More, res)
+		},
+		"inbox_since_room": func(ctx context.Context, _ int) error {
+			res, err := f.svc.Inbox(ctx, reader, f.inboxSinceRoom)
+			return check(err, res != nil && len(res.Items) == f.inboxItems, res)
+		},
+		"list_threads_room": func(ctx context.Context, _ int) error {
+			res, err := f.svc.ListThreads(ctx, reader, []byte(`{"limit":`+strconv.Itoa(pageSize)+`,"room":"`+roomName+`"}`))
+			return check(err, res != nil && len(res.Threads) == pageSize && f.inRoom(res.Threads), res)
+		},
+		"search_rare_room": func(ctx context.Context, _ int) error {
+			res, err := f.svc.Search(ctx, reader, []byte(`{"q":"`+rareWord+`","limit":`+strconv.Itoa(pageSize)+`,"room":"`+roomName+`"}`))
+			return check(err, res != nil && len(res.Results) == f.seededThreadSize(), res)
+		},
+		"search_common_room": func(ctx context.Context, _ int) error {
+			res, err := f.svc.Search(ctx, reader, []byte(`{"q":"`+commonWord+`","limit":`+strconv.Itoa(pageSize)+`,"room":"`+roomName+`"}`))
+			return check(err, res != nil && len(res.Results) == pageSize && res.More && hitsInRoom(res.Results), res)
 		},
 		"send_reply": func(ctx context.Context, round int) error {
 			t := f.sendThreads[round]

@@ -7,6 +7,10 @@
 //
 //   - mcp: the same agents over MCP (tools/call on /mcp);
 //
+//   - scoped: the agents over HTTP as in http, each token scoped to a room of the run's own
+//     (PROTOCOL.md § 16) that their questions open threads in, so that every send and every
+//     read checks the room;
+//
 //   - pgbench: the rows of the same sends written by pgbench -M prepared from a script
 //     (pgbench_script.go), the database's own limit;
 //
@@ -62,14 +66,21 @@ const (
 	modePgbench = "pgbench"
 	modeDirect  = "direct"
 	modeMinimal = "minimal"
+	modeScoped  = "scoped"
 )
 
-var allModes = []string{modeHTTP, modeMCP, modePgbench, modeMinimal, modeDirect}
+var allModes = []string{modeHTTP, modeMCP, modePgbench, modeMinimal, modeDirect, modeScoped}
+
+// serverModes are the modes whose agents speak to the server, with tokens of their own.
+var serverModes = []string{modeHTTP, modeMCP, modeScoped}
+
+// servedBy reports whether the mode's agents speak to the server.
+func servedBy(mode string) bool { return slices.Contains(serverModes, mode) }
 
 // ratioPairs are the ratios a run prints when both of a pair ran: the headline
 // figures first.
 var ratioPairs = [][2]string{{modeHTTP, modePgbench}, {modeHTTP, modeMinimal}, {modeMCP, modeHTTP}, {modePgbench, modeMinimal},
-	{modeHTTP, modeDirect}, {modeMCP, modePgbench}, {modeMCP, modeMinimal}}
+	{modeHTTP, modeDirect}, {modeMCP, modePgbench}, {modeMCP, modeMinimal}, {modeScoped, modeHTTP}}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -195,8 +206,10 @@ func (c *config) check() error {
 		return fmt.Errorf("--launch-db %q: postgres or sqlite", c.launchDB)
 	case len(c.modes) == 0:
 		return errors.New("nothing to measure: give --url, --baseline-db, or both")
-	case c.launch == "" && c.needs(modeHTTP, modeMCP) && c.url == "":
-		return errors.New("the modes http and mcp need the server: --url")
+	case c.launch == "" && c.needs(serverModes...) && c.url == "":
+		return errors.New("the modes http, mcp and scoped need the server: --url")
+	case c.needs(modeScoped) && c.tokensFile != "":
+		return errors.New("the mode scoped makes its own scoped tokens: --db or --launch, not --tokens")
 	case c.launch == "" && c.url != "" && c.tokensFile == "" && c.db == "":
 		return errors.New("--url needs the agents' tokens: --tokens FILE or --db URL")
 	case c.tokensFile != "" && c.db != "":
@@ -281,7 +294,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			c.agents, strings.Join(c.modes, ","), c.rounds, budget(c), c.mix, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	var mem *memorySampler
-	if c.url != "" && c.memoryEvery > 0 && c.needs(modeHTTP, modeMCP) {
+	if c.url != "" && c.memoryEvery > 0 && c.needs(serverModes...) {
 		mem = startMemorySampler(ctx, c.url, c.memoryEvery)
 	}
 	mtr := newMeter(ctx, c)
@@ -351,7 +364,7 @@ type mode struct {
 
 // database is the name of the Postgres database the mode writes to ("" on SQLite).
 func (m *mode) database(c *config) string {
-	if m.name == modeHTTP || m.name == modeMCP {
+	if servedBy(m.name) {
 		return databaseName(c.db)
 	}
 	return databaseName(c.baselineDB)

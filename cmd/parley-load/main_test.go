@@ -77,6 +77,10 @@ func TestFlags(t *testing.T) {
 		{[]string{"--launch", "bin/parley", "--url", "http://127.0.0.1:1"}, false},
 		{[]string{"--launch", "bin/parley", "--launch-db", "mysql"}, false},
 		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--launch-on-disk"}, false},
+		{[]string{"--url", "http://127.0.0.1:1", "--db", "sqlite:x.db", "--modes", "http,scoped"}, true},
+		{[]string{"--url", "http://127.0.0.1:1", "--tokens", tokens, "--modes", "scoped"}, false},
+		{[]string{"--baseline-db", "sqlite:x.db", "--modes", "scoped"}, false},
+		{[]string{"--launch", "bin/parley", "--modes", "http,scoped"}, true},
 	} {
 		c2, err := parseFlags(c.args, new(bytes.Buffer))
 		if (err == nil) != c.ok {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,38 @@ func TestRunMixed(t *testing.T) {
 		}
 		if rep.Memory == nil || rep.Memory.Samples == 0 || rep.Memory.MaxMB <= 0 {
 			t.Errorf("memory: %+v", rep.Memory)
+		}
+	})
+}
+
+// The mode scoped in turns with http: its agents' tokens are scoped to a room of the run's
+// own and their questions open threads there; every operation of the mix is answered and
+// nothing refused (a thread outside their room would be not_found), and the ratio of the
+// two is reported.
+func TestRunScoped(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		url := startServer(t, db)
+		rep := runJSON(t, "--url", url, "--db", db.URL(), "--modes", "http,scoped", "--mix", "mixed",
+			"--agents", "4", "--requests", "200", "--rounds", "2", "--memory-every", "0")
+		if len(rep.Modes) != 2 {
+			t.Fatalf("modes: %+v", rep.Modes)
+		}
+		for _, m := range rep.Modes {
+			if m.Requests != 200 || m.Accepted != 200 || len(m.Refused) != 0 {
+				t.Errorf("%s: %+v", m.Mode, m)
+			}
+		}
+		if ratioOf(rep, "scoped / http") <= 0 {
+			t.Errorf("ratios: %+v", rep.Ratios)
+		}
+		ctx := context.Background()
+		var scopedTokens, inRoom, elsewhere int
+		err := errors.Join(
+			db.NewRaw("SELECT COUNT(*) FROM tokens WHERE rooms <> ''").Scan(ctx, &scopedTokens),
+			db.NewRaw("SELECT COUNT(*) FROM threads AS t JOIN rooms AS r ON r.id = t.room_id WHERE r.name LIKE 'load-%' AND t.creator LIKE '%scoped%'").Scan(ctx, &inRoom),
+			db.NewRaw("SELECT COUNT(*) FROM threads AS t JOIN rooms AS r ON r.id = t.room_id WHERE r.name NOT LIKE 'load-%' AND t.creator LIKE '%scoped%'").Scan(ctx, &elsewhere))
+		if err != nil || scopedTokens != 4 || inRoom == 0 || elsewhere != 0 {
+			t.Errorf("%d scoped tokens, the scoped agents' threads %d in their room and %d elsewhere (%v)", scopedTokens, inRoom, elsewhere, err)
 		}
 	})
 }

@@ -27,7 +27,7 @@ func TestPgbenchWritesWhatSendsWrite(t *testing.T) {
 
 	served := storagetest.Open(t, storage.Postgres)
 	url := startServer(t, served)
-	tokens, err := agentTokens(ctx, &config{db: served.URL(), identities: 2, realm: "ainotes"})
+	tokens, err := agentTokens(ctx, &config{db: served.URL(), identities: 2, realm: "ainotes"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

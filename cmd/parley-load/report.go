@@ -93,7 +93,7 @@ func (s *summary) cost(mode string, u *usage) {
 		return
 	}
 	per := func(d time.Duration) *float64 { v := ms(d) / float64(s.Requests); return &v }
-	if u.ServerOK && (mode == modeHTTP || mode == modeMCP) {
+	if u.ServerOK && servedBy(mode) {
 		s.ServerCPU = per(u.Server)
 	}
 	if u.DatabaseOK {

@@ -34,6 +34,7 @@ type outcome struct {
 type envelope struct {
 	Kind       string            `json:"kind"`
 	Thread     string            `json:"thread,omitempty"`
+	Room       string            `json:"room,omitempty"`
 	Parent     string            `json:"parent,omitempty"`
 	From       map[string]string `json:"from"`
 	Body       string            `json:"body"`
@@ -116,6 +117,7 @@ type httpSender struct {
 	client *http.Client
 	base   string   // http://host:port
 	tokens []string // agent a uses tokens[a % len]
+	room   string   // the room the agents' questions open threads in; "" for general
 }
 
 func newHTTPClient(agents int) *http.Client {
@@ -147,7 +149,11 @@ func (h *httpSender) do(ctx context.Context, a int, st step) outcome {
 	case opSearch:
 		path = "/v1/search?limit=20&q=" + url.QueryEscape(st.query)
 	default:
-		raw, err := json.Marshal(envelopeOf(a, st))
+		env := envelopeOf(a, st)
+		if st.kind == "ask" {
+			env.Room = h.room
+		}
+		raw, err := json.Marshal(env)
 		if err != nil {
 			return outcome{reason: "client_error"}
 		}

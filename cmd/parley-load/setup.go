@@ -40,10 +40,20 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 			return nil, cleanup, err
 		}
 	}
-	var tokens []string
+	var tokens, scopedTokens []string
+	var room *storage.Room
 	if c.needs(modeHTTP, modeMCP) {
 		var err error
-		if tokens, err = agentTokens(ctx, c); err != nil {
+		if tokens, err = agentTokens(ctx, c, ""); err != nil {
+			return nil, cleanup, err
+		}
+	}
+	if c.needs(modeScoped) {
+		var err error
+		if room, err = loadRoom(ctx, c); err != nil {
+			return nil, cleanup, err
+		}
+		if scopedTokens, err = agentTokens(ctx, c, strconv.FormatInt(room.ID, 10)); err != nil {
 			return nil, cleanup, err
 		}
 	}
@@ -61,7 +71,7 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 	_, _ = crand.Read(tag[:])
 	for _, name := range c.modes {
 		m := &mode{name: name, board: newBoard(c.agents), stats: newStats()}
-		if c.keys && (name == modeHTTP || name == modeMCP) {
+		if c.keys && servedBy(name) {
 			// Keys are an identity's own: a run of its own, a mode of its own.
 			m.board.keys = "load-" + hex.EncodeToString(tag[:]) + "-" + name + "-"
 		}
@@ -70,6 +80,10 @@ func setup(ctx context.Context, c *config, stderr io.Writer) ([]*mode, func(), e
 			m.sender = newHTTPSender(c.url, tokens, c.agents)
 		case modeMCP:
 			m.sender = newMCPSender(c.url, tokens, c.agents)
+		case modeScoped:
+			h := newHTTPSender(c.url, scopedTokens, c.agents)
+			h.room = room.Name
+			m.sender = h
 		case modePgbench:
 			p, remove, err := newPgbench(c.baselineDB, pgbenchScript())
 			closers = append(closers, remove)
@@ -116,8 +130,8 @@ func migrateBaseline(ctx context.Context, rawURL string) error {
 }
 
 // agentTokens reads the tokens file, or creates one token per identity in the server's
-// database.
-func agentTokens(ctx context.Context, c *config) ([]string, error) {
+// database; scoped to rooms (their ids, "2,5", as storage.NewToken holds them) unless it is "".
+func agentTokens(ctx context.Context, c *config, rooms string) ([]string, error) {
 	if c.tokensFile != "" {
 		return readTokens(c.tokensFile)
 	}
@@ -129,6 +143,10 @@ func agentTokens(ctx context.Context, c *config) ([]string, error) {
 	}
 	defer db.Close()
 	run := strconv.FormatInt(time.Now().Unix(), 36)
+	handle := "load-%s-%d"
+	if rooms != "" {
+		handle = "load-%s-scoped-%d"
+	}
 	var tokens []string
 	for i := 0; i < c.identities; i++ {
 		secret, err := protocol.NewTokenSecret()
@@ -136,9 +154,10 @@ func agentTokens(ctx context.Context, c *config) ([]string, error) {
 			return nil, err
 		}
 		_, err = db.CreateToken(ctx, storage.NewToken{
-			Identity:   protocol.AgentIdentity(c.realm, fmt.Sprintf("load-%s-%d", run, i)),
+			Identity:   protocol.AgentIdentity(c.realm, fmt.Sprintf(handle, run, i)),
 			SecretHash: protocol.HashTokenSecret(secret),
 			Rights:     "read,write",
+			Rooms:      rooms,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("creating the agents' tokens (has the server migrated the database?): %w", err)
@@ -146,6 +165,24 @@ func agentTokens(ctx context.Context, c *config) ([]string, error) {
 		tokens = append(tokens, secret)
 	}
 	return tokens, nil
+}
+
+// loadRoom opens the room the mode scoped works in, a room of the run's own at the top of
+// the forum.
+func loadRoom(ctx context.Context, c *config) (*storage.Room, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	db, err := storage.Open(ctx, c.db)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	name := "load-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	r := &storage.Room{Name: name, Title: "parley-load " + name}
+	if err := db.Read().CreateRoom(ctx, r); err != nil {
+		return nil, fmt.Errorf("opening the room of the mode scoped (has the server migrated the database?): %w", err)
+	}
+	return r, nil
 }
 
 // readTokens reads one token a line: the secret alone, or the JSON object that
