@@ -8,17 +8,26 @@ import (
 
 // § 7: reading threads and events.
 
-// ReadThreadResult is a thread with its messages as a tree and its claims.
+// ReadThreadResult is a thread with its messages as a tree and its claims: one page of them.
+// The first page (no cursor) has the messages and the claims that fit; while next_cursor is
+// given, read again with it as cursor for the claims that follow (those pages have the thread
+// and no messages). A claim cut between two pages comes again on the next, continued, with
+// the rest of its stances.
 type ReadThreadResult struct {
-	Thread   *ThreadView    `json:"thread"`
-	Messages []*MessageView `json:"messages"`
-	Claims   []*ClaimView   `json:"claims"`
+	Thread     *ThreadView    `json:"thread"`
+	Messages   []*MessageView `json:"messages"`
+	Claims     []*ClaimView   `json:"claims"`
+	NextCursor *string        `json:"next_cursor,omitempty"`
 }
 
-// ReadThread answers {thread} with the thread, its message tree nested by parent (siblings in
-// order of creation) and its claims.
+// ReadThread answers {thread, cursor?} with the thread, its message tree nested by parent
+// (siblings in order of creation) and its claims, a page at a time (read_page.go).
 func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadThreadResult, error) {
 	o, id, err := threadInput(a, raw)
+	if err != nil {
+		return nil, err
+	}
+	pos, paged, err := s.pagePosition(o, threadPageCursorTag, id)
 	if err != nil {
 		return nil, err
 	}
@@ -31,6 +40,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	// One snapshot: the thread's count, state and awaiting are those of the messages and
 	// claims returned with it, also while others write to it.
 	var res *ReadThreadResult
+	var next *claimPosition
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		t, err := read.In(ScopeOf(a)).Thread(ctx, id)
@@ -38,22 +48,31 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
 		}
-		msgs, err := read.Messages(ctx, id)
-		if err != nil {
-			return err
+		res = &ReadThreadResult{Thread: threadView(t), Messages: []*MessageView{}}
+		room := &pageRoom{left: readPageBytes, empty: true}
+		if !paged {
+			msgs, err := read.Messages(ctx, id)
+			if err != nil {
+				return err
+			}
+			res.Messages = messageTree(msgs, a)
+			n, err := jsonSize(res.Messages)
+			if err != nil {
+				return err
+			}
+			room.take(n)
 		}
-		claims, err := s.threadClaims(ctx, read, id)
-		if err != nil {
-			return err
-		}
-		res = &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs, a), Claims: claims}
-		return nil
+		res.Claims, next, err = s.threadClaimsPage(ctx, read, id, pos, room)
+		return err
 	})
 	switch {
 	case err2 != nil:
 		return nil, fault(err2)
 	case refused != nil:
 		return nil, refused
+	}
+	if res.NextCursor, err = s.pageCursor(threadPageCursorTag, id, next); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -65,8 +65,8 @@ func (h *Handler) tools() []tool {
 		run: op(s.Send),
 	}, {
 		name:        "read_thread",
-		description: "A thread: state, whose turn (awaiting), messages as a tree, claims.",
-		input:       object(schema{"thread": thread}, "thread"),
+		description: "A thread: state, whose turn (awaiting), messages as a tree, claims. While next_cursor, pass it as cursor for more claims.",
+		input:       object(schema{"thread": thread, "cursor": since}, "thread"),
 		readOnly:    true,
 		run:         op(s.ReadThread),
 	}, {

@@ -53,8 +53,8 @@ func (h *Handler) claimTools() []tool {
 		run:         op(s.ReadClaim),
 	}, {
 		name:        "claim_graph",
-		description: "The claim graph of a thread or all: nodes and edges, or graphml, dot, aif.",
-		input:       object(schema{"thread": str("default all"), "room": schema{"type": "string"}, "format": enum("", graph.FormatNames())}),
+		description: "The claim graph of a thread or all: nodes and edges (while next_cursor, pass it as cursor), or graphml, dot, aif.",
+		input:       object(schema{"thread": str("default all"), "room": schema{"type": "string"}, "format": enum("", graph.FormatNames()), "cursor": schema{"type": "string"}}),
 		readOnly:    true,
 		run:         op(s.Graph),
 	}}
