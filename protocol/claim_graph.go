@@ -73,9 +73,13 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if !ok {
 		return nil, Refuse(ReasonInvalidBody, "field format must be one of %s", strings.Join(graph.FormatNames(), ", "))
 	}
-	pos, _, err := s.pagePosition(o, graphPageCursorTag, threadID)
+	nums, err := s.pageCursorField(o, graphPageCursorTag, threadID, 2)
 	if err != nil {
 		return nil, err
+	}
+	var pos claimPosition
+	if nums != nil {
+		pos = claimPosition{claim: nums[0], afterStance: nums[1]}
 	}
 	if err := o.rest(); err != nil {
 		return nil, err

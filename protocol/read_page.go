@@ -27,7 +27,7 @@ var readPageBytes = 4 << 20
 type claimPosition struct{ claim, afterStance int64 }
 
 const (
-	threadPageCursorTag = "r1" // read_thread: thread, claim, stance
+	threadPageCursorTag = "r1" // read_thread: thread, then 0 and a message, or 1, a claim and a stance
 	graphPageCursorTag  = "g1" // claim_graph: thread (0: all), claim, stance
 )
 
@@ -43,22 +43,27 @@ func (s *Service) pageCursor(tag string, of int64, pos *claimPosition) (*string,
 	return &c, nil
 }
 
-// pagePosition reads the cursor field: where the page begins, and whether a cursor was given.
-// A cursor of another thread (or of the whole forum's graph for a thread's) is one this
-// server never gave for this read: invalid_body.
-func (s *Service) pagePosition(o *object, tag string, of int64) (claimPosition, bool, *Error) {
+// pageCursorField reads the cursor field, count numbers after the one that names what it
+// pages (a thread, or 0); nil when there is none. A cursor of another thread (or of the whole
+// forum's graph for a thread's) is one this server never gave for this read: invalid_body.
+func (s *Service) pageCursorField(o *object, tag string, of int64, count int) ([]int64, *Error) {
 	cursor, has, err := o.str("cursor")
 	if err != nil || !has {
-		return claimPosition{}, false, err
+		return nil, err
 	}
-	n, err := s.decodeCursor("cursor", tag, cursor, 3)
+	n, err := s.decodeCursor("cursor", tag, cursor, count+1)
 	if err != nil {
-		return claimPosition{}, false, err
+		return nil, err
 	}
 	if n[0] != of {
-		return claimPosition{}, false, Refuse(ReasonInvalidBody, "field cursor is not a cursor this server gave for it")
+		return nil, badCursor()
 	}
-	return claimPosition{claim: n[1], afterStance: n[2]}, true, nil
+	return n[1:], nil
+}
+
+// badCursor is the refusal of a cursor the server did not give for this read.
+func badCursor() *Error {
+	return Refuse(ReasonInvalidBody, "field cursor is not a cursor this server gave for it")
 }
 
 // pageRoom is what one page may still carry, in bytes of JSON.
