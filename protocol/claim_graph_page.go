@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/storage"
@@ -154,4 +155,35 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
+}
+
+// GroundedLabelsOf are the grounded labels of every claim of a thread, by claim id, as its
+// whole claim graph gives them: for a page that shows one page of its claims.
+func (s *Service) GroundedLabelsOf(ctx context.Context, a *Actor, thread string) (map[string]string, error) {
+	id, ok := ParseIDString(thread, "th_")
+	if !ok {
+		return nil, Refuse(ReasonInvalidBody, "field thread is not a thread id")
+	}
+	out := map[string]string{}
+	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		read = read.In(ScopeOf(a))
+		claims, err := read.ClaimsOf(ctx, id)
+		if err != nil {
+			return err
+		}
+		refuted, err := read.RefutedClaimsOf(ctx, id)
+		if err != nil {
+			return err
+		}
+		for key, l := range groundedOf(claims, refuted) {
+			if strings.HasPrefix(key, "cl_") {
+				out[key] = string(l)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fault(err)
+	}
+	return out, nil
 }

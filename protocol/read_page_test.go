@@ -130,6 +130,15 @@ func TestReadThreadAndGraphInPages(t *testing.T) {
 				t.Errorf("graph node %s: paged %+v, whole grounded %q", n.ID, got, n.Grounded)
 			}
 		}
+		labels, err := svc.GroundedLabelsOf(ctx, reader, th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range wholeGraph.Nodes {
+			if n.Type == graph.TypeClaim && labels[n.ID] != string(n.Grounded) {
+				t.Errorf("GroundedLabelsOf: %s is %q, the whole graph says %q", n.ID, labels[n.ID], n.Grounded)
+			}
+		}
 		for _, e := range wholeGraph.Edges {
 			if edges[*e] != 1 {
 				t.Errorf("graph edge %+v given %d times", *e, edges[*e])
