@@ -93,9 +93,9 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	}
 	// A document must be whole, and its markup may take several times the bytes of the
 	// JSON it is made of: it gets an eighth of a page.
-	fill := &pageRoom{left: readPageBytes, empty: true}
+	fill := newPageRoom(s.readPage)
 	if format.Name != "json" {
-		fill.left = readPageBytes / 8
+		fill = newPageRoom(s.readPage / 8)
 	}
 	var g *graph.Graph
 	var next *claimPosition

@@ -64,7 +64,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 			return nil
 		}
 		res = &ReadThreadResult{Thread: threadView(t), Messages: []*MessageView{}, Claims: []*ClaimView{}}
-		room := &pageRoom{left: readPageBytes, empty: true}
+		room := newPageRoom(s.readPage)
 		if !pos.inClaims {
 			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil || next != nil {
 				return err

@@ -7,20 +7,20 @@ import (
 	"github.com/parleyforum/parley/storage"
 )
 
-// § 7, § 12: one read answer stays bounded. A thread at its limits (thread_max_claims claims,
-// each with claim_max_stances stances of evidence_max_items items) is far larger than one
-// answer may be (an MCP result is at most 8 MiB), so read_thread and claim_graph give the
-// claims in pages: in order of id, each with its stances in order of id, cut where the page's
-// JSON would pass readPageBytes. A page ends between two claims whenever the next claim fits a
-// page of its own; only a claim larger than a page is cut between its stances, and the next
-// page begins with the rest of it.
+// § 7, § 12: one read answer stays bounded. A thread at its limits (thread_max_messages
+// messages, thread_max_claims claims, each with claim_max_stances stances of
+// evidence_max_items items) is far larger than one answer may be (an MCP result is at most
+// 8 MiB), so read_thread and claim_graph answer in pages: messages in order of creation, then
+// claims in order of id, each with its stances in order of id, cut where the page's JSON
+// would pass Options.ReadPageBytes (4 MiB). A page ends between two claims whenever the next
+// claim fits a page of its own; only a claim larger than a page is cut between its stances,
+// and the next page begins with the rest of it.
 
-// readPageBytes bounds the JSON of one page: its claims (or graph nodes and edges) and, on
-// read_thread's first page, its messages. A page ends before the claim or stance that would
-// pass it, except that a page always carries something; so no page is larger than
-// readPageBytes plus one claim's head and one stance, or than the thread's messages plus
-// those.
-var readPageBytes = 4 << 20
+// DefaultReadPageBytes bounds the JSON of one page (Options.ReadPageBytes): its messages,
+// claims and stances, or graph nodes and edges. A page ends before the message, claim or
+// stance that would pass it, except that an empty page takes its first (a message, or a
+// claim's head with one stance, each far smaller than a page at the reference limits).
+const DefaultReadPageBytes = 4 << 20
 
 // claimPosition is where a page of claims begins: at claim, after its stance afterStance
 // (0: the claim from its start).
@@ -66,11 +66,14 @@ func badCursor() *Error {
 	return Refuse(ReasonInvalidBody, "field cursor is not a cursor this server gave for it")
 }
 
-// pageRoom is what one page may still carry, in bytes of JSON.
+// pageRoom is what one page may still carry, in bytes of JSON, of a page of size bytes.
 type pageRoom struct {
-	left  int
-	empty bool // nothing carried yet: the next unit goes in whatever its size
+	left, size int
+	empty      bool // nothing carried yet: the next unit goes in whatever its size
 }
+
+// newPageRoom is an empty page of size bytes.
+func newPageRoom(size int) *pageRoom { return &pageRoom{left: size, size: size, empty: true} }
 
 // take carries n bytes if they fit, or if the page is still empty.
 func (p *pageRoom) take(n int) bool {
@@ -141,7 +144,7 @@ func pageClaims(ctx context.Context, read *storage.Forum, claims []storage.Claim
 		if from < len(stances) {
 			first += u.stances[from]
 		}
-		if (whole <= readPageBytes && !room.empty) || !room.take(first) {
+		if (whole <= room.size && !room.empty) || !room.take(first) {
 			next := claimPosition{claim: c.ID}
 			if continued {
 				next.afterStance = pos.afterStance

@@ -17,7 +17,7 @@ const answerCap = 8 << 20
 
 // The largest answer read_thread and claim_graph can give at the reference limits, computed
 // from the limits with every text at its longest and of the character whose JSON is longest
-// (U+2028, six bytes): a page is bounded by readPageBytes (read_page.go) whatever the thread
+// (U+2028, six bytes): a page is bounded by DefaultReadPageBytes (read_page.go) whatever the thread
 // holds, since a claim's head and its first stance always fit an empty page (and a message
 // does). Read whole, the same thread would be gigabytes, its messages alone most of the cap.
 func TestLargestPageAtTheReferenceLimits(t *testing.T) {
@@ -74,11 +74,11 @@ func TestLargestPageAtTheReferenceLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	const envelope = 1024 // the keys of the answer and next_cursor
-	if maxHead+maxStance > readPageBytes {
-		t.Fatalf("a claim's head (%d bytes) and a stance (%d) do not fit an empty page (%d)", maxHead, maxStance, readPageBytes)
+	if maxHead+maxStance > DefaultReadPageBytes {
+		t.Fatalf("a claim's head (%d bytes) and a stance (%d) do not fit an empty page (%d)", maxHead, maxStance, DefaultReadPageBytes)
 	}
-	readThread := maxThread + readPageBytes + envelope
-	claimGraph := readPageBytes + envelope
+	readThread := maxThread + DefaultReadPageBytes + envelope
+	claimGraph := DefaultReadPageBytes + envelope
 	whole := maxThread + maxMessages + l.ThreadMaxClaims*(maxHead+l.ClaimMaxStances*maxStance)
 	t.Logf("at the reference limits: a stance %d bytes, a claim's head %d, the messages %d, the thread %d", maxStance, maxHead, maxMessages, maxThread)
 	t.Logf("largest read_thread page %d bytes, claim_graph page %d, of the cap %d; the thread read whole %d", readThread, claimGraph, answerCap, whole)
@@ -101,7 +101,7 @@ func TestLargestGraphDocumentPage(t *testing.T) {
 	g := &graph.Graph{Nodes: []*graph.Node{}, Edges: []*graph.Edge{}}
 	used := 0
 	expired := false
-	for i := 0; used < readPageBytes/8; i++ {
+	for i := 0; used < DefaultReadPageBytes/8; i++ {
 		c := &graph.Node{ID: ClaimKey(int64(i + 1)), Type: graph.TypeClaim, Thread: "th_1", Statement: worst, State: "unverified",
 			Certainty: "unverified", Expired: &expired, AssertedBy: worst, Grounded: graph.In, At: time.Now()}
 		e := &graph.Edge{From: c.ID, To: "msg_1", Kind: graph.EdgeAnchoredIn}

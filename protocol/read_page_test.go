@@ -18,7 +18,10 @@ import (
 // graph's pages the whole graph's nodes, edges and grounded labels.
 func TestReadThreadAndGraphInPages(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
-		svc := newService(t, db)
+		// Pages of 3,000 bytes, so that a few messages and claims span several.
+		l := generous()
+		svc := protocol.New(db, protocol.Options{Limits: l, ReadPageBytes: 3000})
+		whole := protocol.New(db, protocol.Options{Limits: l})
 		ctx := context.Background()
 		alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
 		opened := send(t, svc, alice, envelope("ask", "", "Which limits hold?"))
@@ -34,14 +37,12 @@ func TestReadThreadAndGraphInPages(t *testing.T) {
 			mustClaim(t, svc, agent(fmt.Sprintf("w%d", i), "read,write"), "attest", `{"claim":"`+claims[0]+`","evidence":`+proof+`,"note":"seen it pass on run `+fmt.Sprint(i)+`"}`)
 		}
 		mustClaim(t, svc, bob, "refute", `{"claim":"`+claims[2]+`","evidence":`+proof+`,"body":"it fails on arm64"}`)
-		whole := readThread(t, svc, th)
-		wholeGraph, err := svc.ClaimGraph(ctx, protocol.ScopeOf(reader), mustID(t, th))
+		read := readThread(t, whole, th)
+		wholeGraph, err := whole.ClaimGraph(ctx, protocol.ScopeOf(reader), mustID(t, th))
 		if err != nil {
 			t.Fatal(err)
 		}
 
-		restore := protocol.SetReadPageBytes(3000)
-		defer restore()
 		seen := map[string]int{}
 		var cursor *string
 		pages, continued := 0, 0
@@ -76,10 +77,10 @@ func TestReadThreadAndGraphInPages(t *testing.T) {
 			}
 		}
 		want := map[string]bool{}
-		for _, m := range flatten(whole.Messages) {
+		for _, m := range flatten(read.Messages) {
 			want[m.ID] = true
 		}
-		for _, c := range whole.Claims {
+		for _, c := range read.Claims {
 			want[c.ID] = true
 			for _, st := range append(append(c.Attestations, c.Refutations...), c.Verifications...) {
 				want[st.ID] = true
