@@ -110,15 +110,19 @@ type carried struct {
 func pageClaims(ctx context.Context, read *storage.Forum, claims []storage.Claim, pos claimPosition, room *pageRoom,
 	measure func(c *storage.Claim, stances []storage.Stance, continued bool) (claimUnits, error)) ([]carried, *claimPosition, error) {
 	var out []carried
+	read16 := map[int64][]storage.Stance{}
 	for i := range claims {
 		c := &claims[i]
 		if c.ID < pos.claim {
 			continue
 		}
-		stances, err := read.StancesOf(ctx, []int64{c.ID})
-		if err != nil {
-			return nil, nil, err
+		if _, ok := read16[c.ID]; !ok {
+			var err error
+			if read16, err = stancesOfNext(ctx, read, claims[i:min(i+stanceBatch, len(claims))]); err != nil {
+				return nil, nil, err
+			}
 		}
+		stances := read16[c.ID]
 		continued := c.ID == pos.claim && pos.afterStance > 0
 		from := 0
 		for continued && from < len(stances) && stances[from].ID <= pos.afterStance {
@@ -161,6 +165,29 @@ func pageClaims(ctx context.Context, read *storage.Forum, claims []storage.Claim
 		}
 	}
 	return out, nil, nil
+}
+
+// stanceBatch is how many claims' stances one query reads: a few queries a page, and at most
+// that many claims' stances in memory at once.
+const stanceBatch = 16
+
+// stancesOfNext reads the stances of claims, by claim, each claim's in order of id; every
+// claim has an entry, empty when it has no stance.
+func stancesOfNext(ctx context.Context, read *storage.Forum, claims []storage.Claim) (map[int64][]storage.Stance, error) {
+	ids := make([]int64, len(claims))
+	byClaim := make(map[int64][]storage.Stance, len(claims))
+	for i, c := range claims {
+		ids[i] = c.ID
+		byClaim[c.ID] = nil
+	}
+	stances, err := read.StancesOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range stances {
+		byClaim[st.ClaimID] = append(byClaim[st.ClaimID], st)
+	}
+	return byClaim, nil
 }
 
 // jsonSize is the length of v's JSON as an answer carries it, and a comma.

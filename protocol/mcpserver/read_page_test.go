@@ -17,7 +17,7 @@ import (
 // A thread at the reference limits (§ 8) — thread_max_messages messages of body_max_chars,
 // thread_max_claims claims of claim_max_stances stances each, one claim's stances each with
 // evidence_max_items items of evidence_ref_max_chars and a signed document repeating them — is
-// far over the answer cap of MCP (some 18 MB here). read_thread and claim_graph give it in
+// far over the answer cap of MCP (some 12.5 MB here). read_thread and claim_graph give it in
 // pages: every page is under the cap, and walking the cursors gives every claim and stance
 // exactly once, and the claim graph's grounded labels of the whole thread.
 func TestReadsAtTheLimitsComeInPagesUnderTheCap(t *testing.T) {
@@ -49,6 +49,7 @@ func TestReadsAtTheLimitsComeInPagesUnderTheCap(t *testing.T) {
 			}
 			raw := answerOf(t, f, reader, "read_thread", args)
 			largest, pages = max(largest, len(raw)), pages+1
+			t.Logf("page %d: %d bytes", pages, len(raw))
 			var page struct {
 				Messages []json.RawMessage
 				Claims   []struct {
