@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,12 @@ import (
 func TestReadsAtTheLimitsComeInPagesUnderTheCap(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		limits := protocol.DefaultLimits()
-		f := newForum(t, db, limits)
+		// A request's deadline of a minute: the race detector makes the pure-Go SQLite ten
+		// times slower, and this test is about the size of pages, not their speed.
+		svc := protocol.New(db, protocol.Options{Limits: limits, Version: "test", Deadline: time.Minute})
+		srv := httptest.NewServer(mcpserver.New(svc, mcpserver.Options{}))
+		t.Cleanup(srv.Close)
+		f := &forum{t: t, db: db, svc: svc, url: srv.URL + "/mcp", log: &logBuffer{}}
 		alice := f.connect(f.token("alice", "read,write", false))
 		bob := f.connect(f.token("bob", "read,write", false))
 		var opened sendOut
