@@ -15,15 +15,23 @@ import (
 // GraphResult is the graph in one format. In JSON (the default) it is the graph itself,
 // {nodes, edges}; in the other formats it is {format, media_type, content} with the document
 // as text, which HTTP sends as the document itself (Document).
+//
+// The JSON graph comes in pages (read_page.go): while NextCursor is given, the graph goes on
+// on the page that cursor reads, whose nodes and edges follow these (an edge may name a node
+// of an earlier page). A document is the whole graph in one page, or refused.
 type GraphResult struct {
-	Format graph.Format
-	Graph  *graph.Graph
+	Format     graph.Format
+	Graph      *graph.Graph
+	NextCursor *string
 }
 
 // MarshalJSON writes the graph, or the document in its envelope.
 func (r *GraphResult) MarshalJSON() ([]byte, error) {
 	if r.Format.Name == "json" {
-		return json.Marshal(r.Graph)
+		return json.Marshal(struct {
+			*graph.Graph
+			NextCursor *string `json:"next_cursor,omitempty"`
+		}{r.Graph, r.NextCursor})
 	}
 	media, doc, _ := r.Document()
 	return json.Marshal(struct {
@@ -40,7 +48,7 @@ func (r *GraphResult) Document() (string, []byte, error) {
 	return r.Format.MediaType, buf.Bytes(), err
 }
 
-// Graph answers {thread?, format?}.
+// Graph answers {thread?, room?, format?, cursor?}: one page of the claim graph.
 func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult, error) {
 	o, err := input(a, raw)
 	if err != nil {
@@ -65,6 +73,14 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if !ok {
 		return nil, Refuse(ReasonInvalidBody, "field format must be one of %s", strings.Join(graph.FormatNames(), ", "))
 	}
+	nums, err := s.pageCursorField(o, graphPageCursorTag, threadID, 2)
+	if err != nil {
+		return nil, err
+	}
+	var pos claimPosition
+	if nums != nil {
+		pos = claimPosition{claim: nums[0], afterStance: nums[1]}
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
@@ -75,11 +91,30 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if err2 != nil {
 		return nil, err2
 	}
-	g, err2 := s.ClaimGraph(ctx, scope, threadID)
-	if err2 != nil {
-		return nil, err2
+	// A document must be whole, and its markup may take several times the bytes of the
+	// JSON it is made of: it gets an eighth of a page.
+	fill := newPageRoom(s.readPage)
+	if format.Name != "json" {
+		fill = newPageRoom(s.readPage / 8)
 	}
-	return &GraphResult{Format: format, Graph: g}, nil
+	var g *graph.Graph
+	var next *claimPosition
+	err2 = s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		var err error
+		g, next, err = s.graphPage(ctx, read.In(scope), threadID, pos, fill)
+		return err
+	})
+	if err2 != nil {
+		return nil, fault(err2)
+	}
+	if format.Name != "json" && (next != nil || fill.left < 0) {
+		return nil, Refuse(ReasonLimitExceeded, "the graph is too large for one %s document; read it as json, a page at a time with next_cursor, or export it (GET /v1/export?format=%s)", format.Name, format.Name)
+	}
+	res := &GraphResult{Format: format, Graph: g}
+	if res.NextCursor, err = s.pageCursor(graphPageCursorTag, threadID, next); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ClaimGraph builds the claim graph of a thread (0: of the whole forum, or of the rooms of
@@ -140,45 +175,63 @@ func (s *Service) claimGraphIn(ctx context.Context, read *storage.Forum, threadI
 func buildGraph(claims []*ClaimView, anchors []storage.Message) *graph.Graph {
 	g := &graph.Graph{Nodes: []*graph.Node{}, Edges: []*graph.Edge{}}
 	for i := range anchors {
-		// An anchor as every token reads it: a hidden one without its body and provenance
-		// (§ 18), in the graph and so in every export.
-		m := messageView(&anchors[i])
-		g.Nodes = append(g.Nodes, &graph.Node{ID: m.ID, Type: graph.TypeMessage, Thread: m.Thread,
-			By: m.From.Identity, Kind: string(m.Kind), Text: m.Body, At: m.CreatedAt, Provenance: graphProvenance(m.Provenance)})
+		g.Nodes = append(g.Nodes, anchorNode(&anchors[i]))
 	}
 	for _, c := range claims {
-		expired := c.Expired
-		g.Nodes = append(g.Nodes, &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
-			State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
-			Evidence: graphEvidence(c.Evidence), At: c.CreatedAt, Provenance: graphProvenance(c.Provenance)})
-		g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn})
-		for _, old := range c.Supersedes {
-			g.Edges = append(g.Edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})
-		}
-		for _, group := range []struct {
-			stances   []*StanceView
-			typ, edge string
-		}{
-			{c.Attestations, graph.TypeAttestation, graph.EdgeSupports},
-			{c.Refutations, graph.TypeRefutation, graph.EdgeRefutes},
-			{c.Verifications, graph.TypeVerification, graph.EdgeVerifies},
-		} {
-			for _, st := range group.stances {
-				text := ""
-				if st.Body != nil {
-					text = *st.Body
-				} else if st.Note != nil {
-					text = *st.Note
-				}
-				g.Nodes = append(g.Nodes, &graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
-					Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature, Document: st.Document,
-					Provenance: graphProvenance(st.Provenance)})
-				g.Edges = append(g.Edges, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
-			}
-		}
+		node, edges := claimNode(c)
+		g.Nodes, g.Edges = append(g.Nodes, node), append(g.Edges, edges...)
+		eachStanceNode(c, func(n *graph.Node, e *graph.Edge) {
+			g.Nodes, g.Edges = append(g.Nodes, n), append(g.Edges, e)
+		})
 	}
 	g.LabelGrounded()
 	return g
+}
+
+// anchorNode is a claim's anchor message as every token reads it: a hidden one without its
+// body and provenance (§ 18), in the graph and so in every export.
+func anchorNode(anchor *storage.Message) *graph.Node {
+	m := messageView(anchor)
+	return &graph.Node{ID: m.ID, Type: graph.TypeMessage, Thread: m.Thread,
+		By: m.From.Identity, Kind: string(m.Kind), Text: m.Body, At: m.CreatedAt, Provenance: graphProvenance(m.Provenance)}
+}
+
+// claimNode is a claim's node with its edges anchored_in and supersedes.
+func claimNode(c *ClaimView) (*graph.Node, []*graph.Edge) {
+	expired := c.Expired
+	n := &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
+		State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
+		Evidence: graphEvidence(c.Evidence), At: c.CreatedAt, Provenance: graphProvenance(c.Provenance)}
+	edges := []*graph.Edge{{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn}}
+	for _, old := range c.Supersedes {
+		edges = append(edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})
+	}
+	return n, edges
+}
+
+// eachStanceNode gives each stance of c as a node with its edge to c: attestations, then
+// refutations, then verifications.
+func eachStanceNode(c *ClaimView, add func(*graph.Node, *graph.Edge)) {
+	for _, group := range []struct {
+		stances   []*StanceView
+		typ, edge string
+	}{
+		{c.Attestations, graph.TypeAttestation, graph.EdgeSupports},
+		{c.Refutations, graph.TypeRefutation, graph.EdgeRefutes},
+		{c.Verifications, graph.TypeVerification, graph.EdgeVerifies},
+	} {
+		for _, st := range group.stances {
+			text := ""
+			if st.Body != nil {
+				text = *st.Body
+			} else if st.Note != nil {
+				text = *st.Note
+			}
+			add(&graph.Node{ID: st.ID, Type: group.typ, Thread: c.Thread, By: st.By.Identity,
+				Text: text, Evidence: graphEvidence(st.Evidence), At: st.At, Signature: st.Signature, Document: st.Document,
+				Provenance: graphProvenance(st.Provenance)}, &graph.Edge{From: st.ID, To: c.ID, Kind: group.edge})
+		}
+	}
 }
 
 // GroundedLabels are the grounded labels of claims read already (read_thread's), by claim

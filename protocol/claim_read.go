@@ -57,7 +57,8 @@ func (s *Service) readClaimIn(ctx context.Context, read *storage.Forum, id int64
 	return &ClaimResult{Claim: views[0]}, nil
 }
 
-// threadClaims reads the claims of a thread with their stances, oldest first.
+// threadClaims reads the claims of a thread with all their stances, oldest first (the
+// export's; a read answers a page, threadClaimsPage).
 func (s *Service) threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*ClaimView, error) {
 	claims, err := read.ClaimsOf(ctx, threadID)
 	if err != nil {
@@ -72,6 +73,45 @@ func (s *Service) threadClaims(ctx context.Context, read *storage.Forum, threadI
 		return nil, err
 	}
 	return claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, storage.Now()), nil
+}
+
+// threadClaimsPage reads the claims of a thread with their stances, oldest first, as much of
+// them from pos as room takes, and where the next page begins (nil: at the end).
+func (s *Service) threadClaimsPage(ctx context.Context, read *storage.Forum, threadID int64, pos claimPosition, room *pageRoom) ([]*ClaimView, *claimPosition, error) {
+	claims, err := read.ClaimsOf(ctx, threadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	supersedes, now := supersedesOf(claims), storage.Now()
+	views := map[int64]*ClaimView{}
+	page, next, err := pageClaims(ctx, read, claims, pos, room, func(c *storage.Claim, stances []storage.Stance, continued bool) (claimUnits, error) {
+		v := claimViews([]storage.Claim{*c}, stances, supersedes, s.limits.VerifyQuorum, now)[0]
+		v.Continued = continued
+		views[c.ID] = v
+		u := claimUnits{stances: make([]int, len(stances))}
+		for i := range stances {
+			n, err := jsonSize(stanceView(&stances[i]))
+			if err != nil {
+				return u, err
+			}
+			u.stances[i] = n
+		}
+		head := *v
+		head.Attestations, head.Refutations, head.Verifications = []*StanceView{}, []*StanceView{}, []*StanceView{}
+		var err error
+		u.head, err = jsonSize(&head)
+		return u, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]*ClaimView, 0, len(page))
+	for i := range page {
+		v, keep := views[page[i].claim.ID], page[i].kept()
+		v.Attestations, v.Refutations, v.Verifications = only(v.Attestations, keep), only(v.Refutations, keep), only(v.Verifications, keep)
+		out = append(out, v)
+	}
+	return out, next, nil
 }
 
 // MarkClaim answers {claim, state}: a human re-marks a claim's state (moderation), confirmed,

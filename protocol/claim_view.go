@@ -36,6 +36,9 @@ type ClaimView struct {
 	// forum's own claims.
 	Origin    *ClaimOrigin `json:"origin,omitempty"`
 	CreatedAt time.Time    `json:"created_at"`
+	// Continued says that a page of read_thread carries the rest of this claim's stances,
+	// an earlier page the claim and its first ones (read_page.go).
+	Continued bool `json:"continued,omitempty"`
 }
 
 // ClaimOrigin is an imported claim's origin: the realm, and the claim and its thread there.

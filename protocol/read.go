@@ -8,19 +8,43 @@ import (
 
 // § 7: reading threads and events.
 
-// ReadThreadResult is a thread with its messages as a tree and its claims.
+// ReadThreadResult is a thread with its messages as a tree and its claims: one page of them.
+// A page carries the messages in order of creation, then the claims (read_page.go), as many
+// as fit; while next_cursor is given, read again with it as cursor for what follows. On a
+// later page a message whose parent came before is a root of the tree, and a claim cut
+// between two pages comes again, continued, with the rest of its stances.
 type ReadThreadResult struct {
-	Thread   *ThreadView    `json:"thread"`
-	Messages []*MessageView `json:"messages"`
-	Claims   []*ClaimView   `json:"claims"`
+	Thread     *ThreadView    `json:"thread"`
+	Messages   []*MessageView `json:"messages"`
+	Claims     []*ClaimView   `json:"claims"`
+	NextCursor *string        `json:"next_cursor,omitempty"`
 }
 
-// ReadThread answers {thread} with the thread, its message tree nested by parent (siblings in
-// order of creation) and its claims.
+// threadPagePosition is where a page of read_thread begins: among the messages, after
+// message afterMessage; or among the claims, at claims.
+type threadPagePosition struct {
+	inClaims     bool
+	afterMessage int64
+	claims       claimPosition
+}
+
+// ReadThread answers {thread, cursor?} with the thread, its message tree nested by parent
+// (siblings in order of creation) and its claims, a page at a time.
 func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadThreadResult, error) {
 	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
+	}
+	nums, err := s.pageCursorField(o, threadPageCursorTag, id, 3)
+	if err != nil {
+		return nil, err
+	}
+	var pos threadPagePosition
+	if nums != nil {
+		pos = threadPagePosition{inClaims: nums[0] == 1, afterMessage: nums[1], claims: claimPosition{claim: nums[1], afterStance: nums[2]}}
+		if nums[0] > 1 || (nums[0] == 0 && nums[2] != 0) {
+			return nil, badCursor()
+		}
 	}
 	if err := o.rest(); err != nil {
 		return nil, err
@@ -31,6 +55,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	// One snapshot: the thread's count, state and awaiting are those of the messages and
 	// claims returned with it, also while others write to it.
 	var res *ReadThreadResult
+	var next *threadPagePosition
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		t, err := read.In(ScopeOf(a)).Thread(ctx, id)
@@ -38,16 +63,19 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
 		}
-		msgs, err := read.Messages(ctx, id)
-		if err != nil {
-			return err
+		res = &ReadThreadResult{Thread: threadView(t), Messages: []*MessageView{}, Claims: []*ClaimView{}}
+		room := newPageRoom(s.readPage)
+		if !pos.inClaims {
+			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil || next != nil {
+				return err
+			}
+			pos = threadPagePosition{inClaims: true}
 		}
-		claims, err := s.threadClaims(ctx, read, id)
-		if err != nil {
-			return err
+		var more *claimPosition
+		if res.Claims, more, err = s.threadClaimsPage(ctx, read, id, pos.claims, room); more != nil {
+			next = &threadPagePosition{inClaims: true, claims: *more}
 		}
-		res = &ReadThreadResult{Thread: threadView(t), Messages: messageTree(msgs, a), Claims: claims}
-		return nil
+		return err
 	})
 	switch {
 	case err2 != nil:
@@ -55,7 +83,43 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	case refused != nil:
 		return nil, refused
 	}
+	if next != nil {
+		nums := []int64{0, next.afterMessage, 0}
+		if next.inClaims {
+			nums = []int64{1, next.claims.claim, next.claims.afterStance}
+		}
+		c, err := s.encodeCursor(threadPageCursorTag, append([]int64{id}, nums...)...)
+		if err != nil {
+			return nil, err
+		}
+		res.NextCursor = &c
+	}
 	return res, nil
+}
+
+// threadMessagesPage reads the messages of a thread after afterMessage, in order of creation,
+// as many as room takes, nested by parent among themselves; and where the next page begins
+// when some are left.
+func (s *Service) threadMessagesPage(ctx context.Context, read *storage.Forum, a *Actor, threadID, afterMessage int64, room *pageRoom) ([]*MessageView, *threadPagePosition, error) {
+	msgs, err := read.Messages(ctx, threadID)
+	if err != nil {
+		return nil, nil, err
+	}
+	from := 0
+	for from < len(msgs) && msgs[from].ID <= afterMessage {
+		from++
+	}
+	to := from
+	for ; to < len(msgs); to++ {
+		n, err := jsonSize(messageViewFor(&msgs[to], a))
+		if err != nil {
+			return nil, nil, err
+		}
+		if !room.take(n + len(`,"replies":[]`)) {
+			return messageTree(msgs[from:to], a), &threadPagePosition{afterMessage: msgs[to-1].ID}, nil
+		}
+	}
+	return messageTree(msgs[from:to], a), nil, nil
 }
 
 // messageTree nests messages by parent, each as reader reads it; msgs come in order of
@@ -74,7 +138,7 @@ func messageTree(msgs []storage.Message, reader *Actor) []*MessageView {
 		if p, ok := views[*m.ParentID]; ok {
 			p.Replies = append(p.Replies, v)
 		} else {
-			roots = append(roots, v) // cannot happen: a parent is older than its reply
+			roots = append(roots, v) // its parent is on an earlier page
 		}
 	}
 	return roots

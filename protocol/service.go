@@ -33,6 +33,9 @@ type Options struct {
 	// TrustRealms are the other realms whose exports this forum imports (§ 14), name →
 	// realm key (did:key); none by default.
 	TrustRealms map[string]string
+	// ReadPageBytes bounds the JSON of one page of read_thread and claim_graph (read_page.go);
+	// DefaultReadPageBytes when zero.
+	ReadPageBytes int
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -55,6 +58,7 @@ type Service struct {
 	limits   Limits
 	version  string
 	deadline time.Duration
+	readPage int // Options.ReadPageBytes
 	// authBlocks are the client addresses refused for failed authentications (bearer.go).
 	authBlocks blocks
 	waits      *waitSlots
@@ -83,6 +87,9 @@ func New(db *storage.DB, opts Options) *Service {
 	if opts.Deadline <= 0 {
 		opts.Deadline = DefaultDeadline
 	}
+	if opts.ReadPageBytes <= 0 {
+		opts.ReadPageBytes = DefaultReadPageBytes
+	}
 	s := &Service{
 		deadline:  opts.Deadline,
 		db:        db,
@@ -94,6 +101,7 @@ func New(db *storage.DB, opts Options) *Service {
 		policies:  opts.Policies,
 		realmKey:  realmKeyCache{key: opts.RealmKey},
 		trust:     opts.TrustRealms,
+		readPage:  opts.ReadPageBytes,
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact

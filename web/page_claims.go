@@ -79,13 +79,15 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 	if err != nil {
 		return err
 	}
+	// The thread page shows the first page of a thread's claims (read_thread); a claim past
+	// it is shown as the operation answered it.
 	for _, c := range tp.Claims {
 		if c.ID == id {
-			card := views.ClaimCard{Claim: c, Grounded: tp.Grounded[id], Artifacts: tp.Artifacts, View: view}
-			return r.render(fiber.StatusOK, templ.Join(views.ClaimCardView(card), oob(views.Timeline(tp.Events))))
+			claim = c
 		}
 	}
-	return r.notFound() // the claim is gone from its thread: it cannot be
+	card := views.ClaimCard{Claim: claim, Grounded: tp.Grounded[id], Artifacts: tp.Artifacts, View: view}
+	return r.render(fiber.StatusOK, templ.Join(views.ClaimCardView(card), oob(views.Timeline(tp.Events))))
 }
 
 // claimInput is the JSON input of an operation on claim id, with more fields.

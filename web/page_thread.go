@@ -44,7 +44,10 @@ func (p *pages) readThread(r *pageRequest, id string) (*views.ThreadPage, error)
 	if tp.LockLabels, err = p.svc.LockLabels(ctx, a, authors(read.Messages)); err != nil {
 		return nil, err
 	}
-	tp.Grounded = protocol.GroundedLabels(read.Claims)
+	// The labels of the whole thread: the page shows the first page of its claims.
+	if tp.Grounded, err = p.svc.GroundedLabelsOf(ctx, a, read.Thread.ID); err != nil {
+		return nil, err
+	}
 	if tp.Artifacts, err = p.artifactPreviews(r, read.Claims); err != nil {
 		return nil, err
 	}

@@ -46,6 +46,7 @@ func claimParityCases() []parityCase {
 
 		{name: "claim: bad evidence", as: "alice", tool: "claim_assert", args: `{"thread":"$th","statement":"s","evidence":[{"kind":"url","ref":"not a url"}]}`, want: "invalid_body"},
 		{name: "claim: a graph format unknown", as: "reader", tool: "claim_graph", args: `{"format":"svg"}`, want: "invalid_body"},
+		{name: "claim: a graph cursor the server never gave", as: "reader", tool: "claim_graph", args: `{"thread":"$th","cursor":"x"}`, want: "invalid_body"},
 		{name: "claim: read without a token", tool: "claim_read", args: `{"claim":"cl_1"}`, want: "unauthenticated"},
 		{name: "claim: verify without the verify right", as: "mod", prepare: supported, tool: "claim_verify", args: `{"claim":"cl_1"}`, want: "token_right_missing"},
 		{name: "claim: an unknown claim", as: "bob", tool: "claim_attest", args: `{"claim":"cl_99","evidence":` + proof + `}`, want: "not_found"},

@@ -73,6 +73,7 @@ func TestParityOfMCPAndHTTP(t *testing.T) {
 		{name: "an unknown argument to a read", as: "alice", tool: "read_thread", args: `{"thread":"$th","depth":"2"}`, want: "invalid_body"},
 		{name: "an argument to the manifest", tool: "get_manifest", args: `{"verbose":"yes"}`, want: "invalid_body"},
 		{name: "an id of the wrong form", as: "alice", tool: "read_thread", args: `{"thread":"msg_1"}`, want: "invalid_body"},
+		{name: "a page cursor the server never gave", as: "alice", tool: "read_thread", args: `{"thread":"$th","cursor":"cjEuMS4xLjEuMA"}`, want: "invalid_body"},
 		{name: "a cursor not given", as: "alice", tool: "inbox", args: `{"since":"made-up"}`, want: "invalid_body"},
 		{name: "a search with no word", as: "alice", tool: "search", args: `{"q":"-port"}`, want: "invalid_body"},
 		{name: "no token", tool: "send", args: `{"kind":"ask","body":"Anyone?"}`, want: "unauthenticated"},

@@ -48,8 +48,8 @@ func (h *Handler) tools() []tool {
 		name: "send",
 		description: "Send one message; an ask without thread opens one. " +
 			"State acts need authority (creator, lock, human); " +
-			"nobody replies to their own message (self_reply). " +
-			"Refusals: error results {reason, message, status}. " +
+			"no reply to your own message (self_reply). " +
+			"Refusals: isError {reason, message, status}. " +
 			"Retry with the same idempotency_key: written once.",
 		input: object(schema{
 			"kind":   enum("", kindNames()),
@@ -65,8 +65,8 @@ func (h *Handler) tools() []tool {
 		run: op(s.Send),
 	}, {
 		name:        "read_thread",
-		description: "A thread: state, whose turn (awaiting), messages as a tree, claims.",
-		input:       object(schema{"thread": thread}, "thread"),
+		description: "A thread: state, whose turn (awaiting), messages as a tree, claims. Pass next_cursor as cursor.",
+		input:       object(schema{"thread": thread, "cursor": since}, "thread"),
 		readOnly:    true,
 		run:         op(s.ReadThread),
 	}, {
@@ -89,7 +89,7 @@ func (h *Handler) tools() []tool {
 		run:         op(s.ReadEvents),
 	}, {
 		name: "inbox",
-		description: "Threads whose turn is yours, with the message to reply to. Pass cursor back as since; " +
+		description: "Threads awaiting you, with the message to reply to. Pass cursor back as since; " +
 			"wait_seconds long-polls.",
 		input: object(schema{
 			"since":        since,
@@ -118,7 +118,7 @@ func (h *Handler) tools() []tool {
 		run:         op(s.Hide),
 	}, {
 		name:        "message_unhide",
-		description: "Show a hidden message to agents again (lock or human).",
+		description: "Unhide a message for agents (lock or human).",
 		input:       object(schema{"message": str("")}, "message"),
 		run:         op(s.Unhide),
 	}, {

@@ -23,38 +23,38 @@ func (h *Handler) claimTools() []tool {
 	prov := object(schema{"model": str(""), "client": str("")})
 	return []tool{{
 		name:        "claim_assert",
-		description: "Assert a claim with evidence (see the manifest's dialectic profile); it starts unverified.",
+		description: "Assert a claim with evidence (manifest: profile dialectic); it starts unverified.",
 		input: object(schema{
-			"thread": str(""), "parent": str("anchor; default the root"), "from": from,
+			"thread": str(""), "parent": str("anchor message"), "from": from,
 			"statement": str(""), "evidence": proof, "supersedes": schema{"type": "array", "items": claim},
 			"valid_until": str("RFC 3339, future"), "provenance": object(schema{"model": str(""), "client": str("")}),
 		}, "thread", "statement", "evidence"),
 		run: op(s.Assert),
 	}, {
 		name:        "claim_attest",
-		description: "Support another's claim once, with your own evidence: unverified becomes supported.",
+		description: "Support another's claim once, with your evidence: unverified becomes supported.",
 		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "note": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence"),
 		run:         op(s.Attest),
 	}, {
 		name:        "claim_refute",
-		description: "Refute a claim with counter-evidence and a reason (body); even a verified claim falls.",
+		description: "Refute with counter-evidence and a reason (body); even a verified claim falls.",
 		input:       object(schema{"claim": claim, "from": from, "evidence": citedProof, "body": str(""), "proof": stanceProof, "provenance": prov}, "claim", "evidence", "body"),
 		run:         op(s.Refute),
 	}, {
 		name:        "claim_verify",
-		description: "Seal another's supported claim (verify right): verified at the verify_quorum-th verifier.",
+		description: "Seal another's supported claim (verify right); verified at verify_quorum verifiers.",
 		input:       object(schema{"claim": claim, "from": from, "evidence": described(schema{"type": "array", "items": anyObject}, ""), "note": str(""), "proof": stanceProof, "provenance": prov}, "claim"),
 		run:         op(s.Verify),
 	}, {
 		name:        "claim_read",
-		description: "A claim: state, evidence, attestations, refutations, verifications.",
+		description: "A claim with its state, evidence and every stance.",
 		input:       object(schema{"claim": claim}, "claim"),
 		readOnly:    true,
 		run:         op(s.ReadClaim),
 	}, {
 		name:        "claim_graph",
-		description: "The claim graph of a thread or all: nodes and edges, or graphml, dot, aif.",
-		input:       object(schema{"thread": str("default all"), "room": schema{"type": "string"}, "format": enum("", graph.FormatNames())}),
+		description: "Claim graph of a thread or all: nodes and edges (pass next_cursor as cursor), or graphml, dot, aif.",
+		input:       object(schema{"thread": schema{"type": "string"}, "room": schema{"type": "string"}, "format": enum("", graph.FormatNames()), "cursor": schema{"type": "string"}}),
 		readOnly:    true,
 		run:         op(s.Graph),
 	}}

@@ -9,7 +9,7 @@ func (h *Handler) evidenceTools() []tool {
 	return []tool{{
 		name:        "artifact_put",
 		description: "Store bytes (a log, an output); cite its ref as evidence of kind artifact.",
-		input:       object(schema{"content_base64": str(""), "media_type": str("default application/octet-stream")}, "content_base64"),
+		input:       object(schema{"content_base64": str(""), "media_type": str("default octet-stream")}, "content_base64"),
 		checkSize:   s.CheckArtifactInputSize,
 		run:         op(s.PutArtifactInput),
 	}, {

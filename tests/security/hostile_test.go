@@ -80,6 +80,7 @@ func hostileFields() []hostileField {
 	add("send note", "writer", note, "parley", "kind", "thread", "parent", "body", "from.extension", "provenance.model", "provenance.client")
 	thread := func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread} }
 	add("read_thread", "writer", thread, "thread")
+	add("read_thread", "writer", func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread, "cursor": "x"} }, "cursor")
 	add("read_events", "writer", func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread, "since": "x"} }, "thread", "since")
 	add("list_threads", "writer", func(*hostileSetup) map[string]any { return map[string]any{"state": "open", "cursor": "x"} }, "state", "cursor")
 	add("inbox", "writer", func(*hostileSetup) map[string]any { return map[string]any{"since": "x", "extension": "w1"} }, "since", "extension")
@@ -114,6 +115,7 @@ func hostileFields() []hostileField {
 	add("claim_verify", "human", stance(map[string]any{"note": "Checked."}), "claim", "note", "evidence.0.ref")
 	add("claim_read", "writer", func(h *hostileSetup) map[string]any { return map[string]any{"claim": h.f.claim} }, "claim")
 	add("claim_graph", "writer", func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread, "format": "json"} }, "thread", "format")
+	add("claim_graph", "writer", func(h *hostileSetup) map[string]any { return map[string]any{"thread": h.f.thread, "cursor": "x"} }, "cursor")
 	add("claim mark", "human", func(h *hostileSetup) map[string]any {
 		return map[string]any{"claim": h.new().claim, "state": "refuted"}
 	}, "claim", "state")
