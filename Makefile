@@ -126,37 +126,31 @@ tools:
 ## pgbouncer: Debian's pgbouncer, which tests/pgbouncer starts in front of the test Postgres;
 ## installed with apt-get when missing and make runs as root, else make stops and says so
 pgbouncer:
-	@command -v pgbouncer >/dev/null 2>&1 || test -x /usr/sbin/pgbouncer || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "make: installing pgbouncer with apt-get"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends pgbouncer >/dev/null; \
-	  else \
-	    echo "make: pgbouncer is missing and make is not root: install it (apt-get install pgbouncer)" >&2; exit 1; \
-	  fi; }
+	@$(call debian_package,pgbouncer,command -v pgbouncer || test -x /usr/sbin/pgbouncer)
 
 ## python3: Debian's python3, with which the tests run the researchers' worked example
 ## (docs/examples/dataset.py, standard library only); installed with apt-get when missing and
 ## make runs as root, else make stops and says so
 python3:
-	@command -v python3 >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "make: installing python3 with apt-get"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3 >/dev/null; \
-	  else \
-	    echo "make: python3 is missing and make is not root: install it (apt-get install python3)" >&2; exit 1; \
-	  fi; }
+	@$(call debian_package,python3,command -v python3)
 
 ## graphviz: Debian's graphviz, whose dot the graph tests run to check that Parley's DOT export
 ## draws (graph/dot_drawing_test.go); installed with apt-get when missing and make runs as
 ## root, else make stops and says so
 graphviz:
-	@command -v dot >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "make: installing graphviz with apt-get"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends graphviz >/dev/null; \
-	  else \
-	    echo "make: graphviz (dot) is missing and make is not root: install it (apt-get install graphviz)" >&2; exit 1; \
-	  fi; }
+	@$(call debian_package,graphviz,command -v dot)
+
+# debian_package installs Debian's package $(1) with apt-get unless the check $(2) finds it;
+# when make is not root (or there is no apt-get) it stops and says what to install.
+define debian_package
+( $(2) ) >/dev/null 2>&1 || { \
+  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+    echo "make: installing $(1) with apt-get"; \
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(1) >/dev/null; \
+  else \
+    echo "make: $(1) is missing and make is not root: install it (apt-get install $(1))" >&2; exit 1; \
+  fi; }
+endef
 
 ## fmt: format the Go and templ sources
 fmt:
