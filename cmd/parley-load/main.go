@@ -128,7 +128,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.agents, "agents", 16, "agents sending at once")
 	fs.IntVar(&c.identities, "identities", 0, "identities to create with --db (default: one per agent)")
 	fs.DurationVar(&c.duration, "duration", 0, "how long each measured mode runs, all rounds together (default 10s unless --requests)")
-	fs.IntVar(&c.requests, "requests", 0, "how many requests each measured mode sends at most, all rounds together")
+	fs.IntVar(&c.requests, "requests", 0, "how many requests each measured mode begins at most, all rounds together (a write whose answer did not come is sent again under its key past it)")
 	fs.IntVar(&c.rounds, "rounds", 0, "turns the modes take (default 3 with more than one mode, else 1)")
 	fs.StringVar(&c.realm, "realm", "ainotes", "the realm of the identities created with --db")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "allow a server or database that is not on a loopback address")
@@ -390,7 +390,9 @@ func phase(ctx context.Context, c *config, m *mode) error {
 			refused := map[string]int{}
 			accepted := 0
 			var retry *step // a write whose answer did not come, sent again under its key
-			for ctx.Err() == nil && (unlimited || left.Add(-1) >= 0) {
+			// A write whose answer did not come is sent again even when the budget is spent:
+			// the budget counts what the agents begin, and a write begun ends under its key.
+			for ctx.Err() == nil && (retry != nil || unlimited || left.Add(-1) >= 0) {
 				var st step
 				switch op := c.mix.pick(rng); {
 				case retry != nil:
