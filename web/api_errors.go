@@ -22,12 +22,28 @@ import (
 // a request not received in time (408), a chunked body that overflows (413). Its path is not
 // known then; it may have been under /v1, and every answer there is JSON.
 func answersAsAPI(c *fiber.Ctx, err error) bool {
-	if isAPIPath(c.Path()) {
+	path := requestPath(c)
+	if isAPIPath(path) {
 		return true
 	}
 	var fe *fiber.Error
-	discarded := len(c.Request().Header.RawHeaders()) == 0
-	return discarded && errors.As(err, &fe) && fe.Code < fiber.StatusInternalServerError
+	return discarded(c) && !isMCPPath(path) && errors.As(err, &fe) && fe.Code < fiber.StatusInternalServerError
+}
+
+// discarded reports whether the server refused the request while it read it, and dropped
+// what it had read: its headers, its path.
+func discarded(c *fiber.Ctx) bool { return len(c.Request().Header.RawHeaders()) == 0 }
+
+// requestPath is the request's path; for a discarded request, the path on its request line
+// as the connection saw it (web.Listener keeps a request's first bytes), "" when unknown.
+func requestPath(c *fiber.Ctx) string {
+	if !discarded(c) {
+		return c.Path()
+	}
+	if conn, ok := c.Context().Conn().(*gracefulConn); ok {
+		return conn.requestPath()
+	}
+	return ""
 }
 
 // isAPIPath reports whether a request path belongs to the HTTP binding. Routing ignores case,

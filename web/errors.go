@@ -29,7 +29,8 @@ func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
 		}
-		if unavailable(err) && !isMCPPath(c.Path()) {
+		mcp := isMCPPath(requestPath(c))
+		if unavailable(err) && !mcp {
 			// The database did not answer in time: the forum's own page, rendered on a
 			// context of its own, never a bare 500.
 			return unavailablePage(c)
@@ -46,7 +47,7 @@ func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 		if fe.Code == fiber.StatusNotFound {
 			exchangeOf(c).operation = unmatched
 		}
-		if isMCPPath(c.Path()) {
+		if mcp {
 			return mcpErrorAnswer(c, fe)
 		}
 		return p.errorPage(c, fe.Code)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,63 @@ func (l gracefulListener) Accept() (net.Conn, error) {
 type gracefulConn struct {
 	*net.TCPConn
 	closed atomic.Bool
+
+	// The first bytes of the request being read: what the error handler has of a request
+	// the server discarded, path and all (headers over the read buffer), to answer it in the
+	// terms of its path. answered says the next read begins another request.
+	mu       sync.Mutex
+	start    []byte
+	answered bool
+}
+
+// requestStartMax is how much of a request's start is kept: its request line, or enough of
+// it to name the path.
+const requestStartMax = 256
+
+func (c *gracefulConn) Read(p []byte) (int, error) {
+	n, err := c.TCPConn.Read(p)
+	if n > 0 {
+		c.mu.Lock()
+		if c.answered {
+			c.start, c.answered = c.start[:0], false
+		}
+		if room := requestStartMax - len(c.start); room > 0 {
+			c.start = append(c.start, p[:min(n, room)]...)
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *gracefulConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.answered = true
+	c.mu.Unlock()
+	return c.TCPConn.Write(p)
+}
+
+// requestPath is the path on the request line of the request being read, "" when its start
+// is no request line. Pipelined requests may share a read; then it is the first one's.
+func (c *gracefulConn) requestPath() string {
+	c.mu.Lock()
+	line := string(c.start)
+	c.mu.Unlock()
+	line, _, _ = strings.Cut(line, "\n")
+	fields := strings.Fields(line)
+	if len(fields) < 2 {
+		return ""
+	}
+	target := fields[1]
+	if i := strings.Index(target, "://"); i >= 0 { // absolute-form: http://host/path
+		rest := target[i+3:]
+		if j := strings.IndexByte(rest, '/'); j >= 0 {
+			target = rest[j:]
+		} else {
+			target = "/"
+		}
+	}
+	path, _, _ := strings.Cut(target, "?")
+	return path
 }
 
 func (c *gracefulConn) Close() error {

@@ -55,6 +55,8 @@ func TestRefusalsAreInTheTermsOfTheirPath(t *testing.T) {
 		{"/mcp: a path under it", "GET /mcp/tools HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404, "rpc", "", -32600},
 		{"/mcp: a body over the largest the server reads", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: " +
 			bothAccept + "\r\nContent-Length: 99999999\r\n\r\n{}", 413, "rpc", "", -32600},
+		{"/mcp: headers over the read buffer", "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", 431, "rpc", "", -32600},
+		{"/v1: headers over the read buffer", "GET /v1/manifest HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", 413, "v1", "payload_too_large", 0},
 		{"a page: a Host with a slash", "GET /threads HTTP/1.1\r\nHost: a/b\r\n\r\n", 400, "page", "", 0},
 		{"a page: no route", "GET /no/such/page HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 404, "page", "", 0},
 	} {
@@ -93,7 +95,7 @@ func TestRefusalsAreInTheTermsOfTheirPath(t *testing.T) {
 				if c.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") != "POST" {
 					t.Errorf("Allow %q, want POST", resp.Header.Get("Allow"))
 				}
-				if c.status == http.StatusRequestEntityTooLarge && !strings.Contains(body, `"reason":"payload_too_large"`) {
+				if (c.status == http.StatusRequestEntityTooLarge || c.status == http.StatusRequestHeaderFieldsTooLarge) && !strings.Contains(body, `"reason":"payload_too_large"`) {
 					t.Errorf("%.200s, want the refusal payload_too_large as data", body)
 				}
 			case "page":
