@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net"
 	"strings"
 	"sync"
@@ -72,10 +73,20 @@ func (c *gracefulConn) Read(p []byte) (int, error) {
 }
 
 func (c *gracefulConn) Write(p []byte) (int, error) {
+	c.markAnswered()
+	return c.TCPConn.Write(p)
+}
+
+// ReadFrom is the TCPConn's (sendfile for a static file's answer), which answers too.
+func (c *gracefulConn) ReadFrom(r io.Reader) (int64, error) {
+	c.markAnswered()
+	return c.TCPConn.ReadFrom(r)
+}
+
+func (c *gracefulConn) markAnswered() {
 	c.mu.Lock()
 	c.answered = true
 	c.mu.Unlock()
-	return c.TCPConn.Write(p)
 }
 
 // requestPath is the path on the request line of the request being read, "" when its start
