@@ -75,14 +75,18 @@ func launch(ctx context.Context, c *config, stderr io.Writer) (stop func(), err 
 	if err != nil {
 		return stop, err
 	}
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return stop, err
+	}
 	logPath := filepath.Join(dir, "parley.log")
-	stopServer, err := serve(ctx, c.launch, addr, c.db, logPath)
+	stopServer, err := serve(ctx, c.launch, addr, metricsAddr, c.db, logPath)
 	stops = append(stops, stopServer)
 	if err != nil {
 		return stop, err
 	}
-	c.url = "http://" + addr
-	fmt.Fprintf(stderr, "parley-load: %s serve --addr %s (its log: %s while the run lasts)\n", c.launch, addr, logPath)
+	c.url, c.metrics = "http://"+addr, "http://"+metricsAddr
+	fmt.Fprintf(stderr, "parley-load: %s serve --addr %s --metrics-addr %s (its log: %s while the run lasts)\n", c.launch, addr, metricsAddr, logPath)
 	return stop, nil
 }
 
@@ -124,7 +128,7 @@ func freeAddr() (string, error) {
 // serve starts `binary serve` and returns once it prints that it listens. Its output goes to
 // logPath. It runs in a process group of its own, so that an interrupt of the terminal
 // reaches the tool, which then stops the server before the database under it.
-func serve(ctx context.Context, binary, addr, db, logPath string) (stop func(), err error) {
+func serve(ctx context.Context, binary, addr, metricsAddr, db, logPath string) (stop func(), err error) {
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return func() {}, err
@@ -134,7 +138,7 @@ func serve(ctx context.Context, binary, addr, db, logPath string) (stop func(), 
 		_ = logFile.Close()
 		return func() {}, err
 	}
-	cmd := exec.Command(binary, "serve", "--addr", addr, "--db", db)
+	cmd := exec.Command(binary, "serve", "--addr", addr, "--metrics-addr", metricsAddr, "--db", db)
 	cmd.Env = append(serverEnv(), "PARLEY_LIMIT_WRITES_PER_MINUTE="+strconv.Itoa(writeRateLimit))
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

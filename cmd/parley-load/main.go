@@ -111,6 +111,8 @@ type config struct {
 	launch      string // a parley binary to serve from a throwaway database (launch.go)
 	launchDB    string // postgres or sqlite
 	onDisk      bool   // the launched database on disk, not in /dev/shm
+	metrics     string // the base URL of the server's /metrics and /debug/pprof/ (default --url)
+	profileDir  string // a folder for the server's CPU profile of each round of a server mode
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -138,6 +140,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.memoryEvery, "memory-every", time.Second, "how often to read the server's resident memory from its /metrics (0: never)")
 	fs.StringVar(&c.launch, "launch", "", "a parley `BINARY` to serve from a throwaway database for the run; then --url, --db and --baseline-db are the tool's own")
 	fs.StringVar(&c.launchDB, "launch-db", "postgres", "with --launch: postgres (a durable throwaway cluster) or sqlite")
+	fs.StringVar(&c.metrics, "metrics", "", "the `URL` where the server serves /metrics and /debug/pprof/ (its --metrics-addr; default --url, or the launched server's metrics address)")
+	fs.StringVar(&c.profileDir, "server-profile", "", "a `FOLDER` to keep the server's CPU profile of each round of http, mcp and scoped in (from /debug/pprof/profile of --metrics)")
 	fs.BoolVar(&c.onDisk, "launch-on-disk", false, "with --launch: the database in the temporary folder, on disk, instead of /dev/shm; every commit then waits for the device")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -230,6 +234,10 @@ func (c *config) check() error {
 		return fmt.Errorf("--rounds %d: at most 100", c.rounds)
 	case c.memoryEvery < 0:
 		return fmt.Errorf("--memory-every %v: not negative", c.memoryEvery)
+	case c.profileDir != "" && c.launch == "" && c.metrics == "":
+		return errors.New("--server-profile reads the profile from the server's metrics address: name it with --metrics (the server's --metrics-addr), or --launch")
+	case c.profileDir != "" && c.requests > 0 && c.duration == 0:
+		return errors.New("--server-profile profiles for a round's duration: give --duration")
 	}
 	if c.duration == 0 && c.requests == 0 {
 		c.duration = 10 * time.Second
@@ -293,9 +301,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "parley-load: %d agents, modes %s, %d round(s) of %s per mode, mix %s, %s\n",
 			c.agents, strings.Join(c.modes, ","), c.rounds, budget(c), c.mix, time.Now().UTC().Format("2006-01-02 15:04 UTC"))
 	}
+	if c.metrics == "" {
+		c.metrics = c.url
+	}
 	var mem *memorySampler
-	if c.url != "" && c.memoryEvery > 0 && c.needs(serverModes...) {
-		mem = startMemorySampler(ctx, c.url, c.memoryEvery)
+	if c.metrics != "" && c.memoryEvery > 0 && c.needs(serverModes...) {
+		mem = startMemorySampler(ctx, c.metrics, c.memoryEvery)
+	}
+	prof, err := newProfiler(c)
+	if err != nil {
+		fmt.Fprintf(stderr, "parley-load: %v\n", err)
+		return 1
 	}
 	mtr := newMeter(ctx, c)
 	defer mtr.close()
@@ -303,8 +319,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for r := 0; r < c.rounds && runErr == nil && ctx.Err() == nil; r++ {
 		for _, m := range modes {
 			before := mtr.read(ctx)
+			profiled := prof.start(ctx, m.name, r)
 			runErr = phase(ctx, c, m)
 			m.usage.add(before, mtr.read(ctx), m.database(c))
+			if err := profiled(); err != nil && runErr == nil {
+				runErr = err
+			}
 			if runErr != nil || ctx.Err() != nil {
 				break
 			}
@@ -326,6 +346,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		_ = enc.Encode(rep)
 	} else {
 		rep.print(stdout, c.mix.sendsOnly())
+		prof.print(stdout)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "parley-load: %v\n", runErr)

@@ -62,8 +62,8 @@ type usage struct {
 
 func newMeter(ctx context.Context, c *config) *meter {
 	m := &meter{client: &http.Client{Timeout: 5 * time.Second}}
-	if c.url != "" {
-		m.metricsURL = strings.TrimRight(c.url, "/") + "/metrics"
+	if c.metrics != "" {
+		m.metricsURL = strings.TrimRight(c.metrics, "/") + "/metrics"
 	}
 	var pgURL string
 	for _, u := range []string{c.db, c.baselineDB} {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/parleyforum/parley/storage"
@@ -25,7 +26,11 @@ func newLogger(w io.Writer, cfg Config) *slog.Logger {
 }
 
 // metricsServer serves /metrics on an address of its own (--metrics-addr), to everyone who
-// can reach it: the operator chose that address for the scraper.
+// can reach it: the operator chose that address for the scraper. The same address serves the
+// Go runtime's profiles under /debug/pprof/ (docs/operating.md): an operator who asks why a
+// server spends its CPU or memory reads them from the running process, and the load tool
+// reads the server's CPU profile per mode with them (docs/performance.md). They are never on
+// the main address, which faces the network.
 type metricsServer struct {
 	log    *slog.Logger
 	ln     net.Listener
@@ -40,6 +45,11 @@ func startMetrics(addr string, m *web.Metrics, log *slog.Logger) (*metricsServer
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	ms := &metricsServer{log: log, ln: ln, done: make(chan error, 1),
 		server: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
 	go func() { ms.done <- ms.server.Serve(ln) }()

@@ -37,6 +37,18 @@ func TestServeLogsAndMetrics(t *testing.T) {
 	if status, _ := get(t, srv.base+"/metrics"); status != http.StatusNotFound {
 		t.Errorf("GET /metrics on the main address = %d, want 404 when --metrics-addr is set", status)
 	}
+	// The runtime's profiles on the metrics address, and never on the main one.
+	if status, body := get(t, "http://"+metricsAddr+"/debug/pprof/profile?seconds=1"); status != http.StatusOK || len(body) == 0 {
+		t.Errorf("GET /debug/pprof/profile on --metrics-addr = %d with %d bytes, want a CPU profile", status, len(body))
+	}
+	if status, body := get(t, "http://"+metricsAddr+"/debug/pprof/heap?debug=1"); status != http.StatusOK || !strings.Contains(body, "heap profile") {
+		t.Errorf("GET /debug/pprof/heap on --metrics-addr = %d:\n%.300s", status, body)
+	}
+	for _, path := range []string{"/debug/pprof/", "/debug/pprof/profile?seconds=1", "/debug/pprof/heap"} {
+		if status, _ := get(t, srv.base+path); status != http.StatusNotFound {
+			t.Errorf("GET %s on the main address = %d, want 404", path, status)
+		}
+	}
 	srv.stop(syscall.SIGTERM)
 
 	found := false
