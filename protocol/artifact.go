@@ -96,9 +96,6 @@ func (s *Service) PutArtifact(ctx context.Context, a *Actor, content []byte, med
 		Ref: ArtifactRef(content), Size: int64(len(content)), MediaType: media, Content: content,
 		Identity: a.Identity, CreatedAt: now,
 	}, s.artifactQuota(), func(ctx context.Context, f *storage.Forum) error {
-		if err := takeKey(ctx, f, key); err != nil {
-			return err
-		}
 		return s.countWrite(ctx, f, a, now)
 	}, func(ctx context.Context, f *storage.Forum, stored *storage.Artifact) error {
 		info = &ArtifactInfo{Ref: stored.Ref, Size: stored.Size, MediaType: stored.MediaType}

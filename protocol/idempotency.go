@@ -123,9 +123,16 @@ var errKeyTaken = errors.New("the idempotency key was taken by a concurrent requ
 // Idempotently runs one write under key (none: "") for the caller a, who is authenticated
 // (nil runs the write as it is, which refuses it). operation names the write (the same name
 // over every transport) and input is its input as the transport passes it. A key used before
-// with the same operation and input answers the first answer as a *Replayed, before any other
-// check; with another operation or input it is idempotency_conflict. Otherwise run runs with
-// the key in its context, and its write takes the key in its transaction (writeTx).
+// with the same operation and input answers the first answer as a *Replayed, whatever the
+// other checks would say; with another operation or input it is idempotency_conflict.
+//
+// The key is looked up only when it matters: run runs with the key in its context, and its
+// write stores the key with its answer as the transaction's last statement (writeTx), which
+// finds the key taken when it was used before — the write then rolls back and the stored
+// answer is given. A write that is refused, by any check, also looks for a stored answer first.
+// So every request with a key answers as if the key had been looked up right after
+// authentication (PROTOCOL.md § 15), and a write that succeeds, the common case, costs one
+// statement for its key instead of a read and two writes.
 func (s *Service) Idempotently(ctx context.Context, a *Actor, key, operation string, input []byte, run func(ctx context.Context) (any, error)) (any, error) {
 	if key == "" || a == nil {
 		return run(ctx)
@@ -134,22 +141,31 @@ func (s *Service) Idempotently(ctx context.Context, a *Actor, key, operation str
 		return nil, err
 	}
 	rec := &storage.IdempotencyKey{Identity: a.Identity, Key: key, Operation: operation, InputSHA256: inputHash(input)}
-	if replay, err := s.replay(ctx, rec); replay != nil || err != nil {
-		return replay, err
-	}
 	res, err := run(context.WithValue(ctx, pendingKey{}, rec))
-	if errors.Is(err, errKeyTaken) {
-		// The request that took the key has committed: answer as it did.
-		replay, err := s.replay(ctx, rec)
-		if replay == nil && err == nil {
-			err = Refuse(ReasonUnavailable, "a concurrent request with this idempotency key did not finish; retry")
-		}
-		return replay, err
-	}
 	if err == nil {
 		s.sweepKeysSoon()
+		return res, nil
 	}
-	return res, err
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	replay, rerr := s.replay(ctx, rec)
+	switch {
+	case replay != nil:
+		return replay, nil
+	case rerr != nil && isRefusal(rerr):
+		return nil, rerr // the key was used for another operation or input
+	case errors.Is(err, errKeyTaken):
+		// The key was taken, and yet no answer is stored under it: the write that took it was
+		// removed since (its keys are swept after idempotency_key_hours).
+		return nil, Refuse(ReasonUnavailable, "a concurrent request with this idempotency key did not finish; retry")
+	}
+	return nil, err
+}
+
+func isRefusal(err error) bool {
+	_, ok := AsError(err)
+	return ok
 }
 
 // replay answers a write recorded under want's key: nil when there is none.
@@ -171,47 +187,23 @@ func (s *Service) replay(ctx context.Context, want *storage.IdempotencyKey) (*Re
 }
 
 // writeTx runs fn as one write transaction (storage.DB.Write) and is how every write runs:
-// when the request carries an idempotency key, the transaction takes the key first — so that
-// a concurrent request with the same key waits for this one and then replays its answer —
-// and records fn's answer with it before the commit. A refused or failed write rolls its key
-// back with everything else: only successful writes are remembered.
+// when the request carries an idempotency key, the transaction stores the key with fn's
+// answer as its last statement, or, when the key is taken, answers errKeyTaken and rolls back
+// (Idempotently then gives the stored answer). A refused or failed write rolls back before it
+// reaches its key: only successful writes are remembered.
 func (s *Service) writeTx(ctx context.Context, fn func(ctx context.Context, f *storage.Forum) (answer any, err error)) error {
 	rec, _ := ctx.Value(pendingKey{}).(*storage.IdempotencyKey)
 	return s.db.Write(ctx, func(ctx context.Context, f *storage.Forum) error {
-		return s.withKey(ctx, f, rec, fn)
+		answer, err := fn(ctx, f)
+		if err != nil {
+			return err
+		}
+		return keepAnswer(ctx, f, rec, answer)
 	})
 }
 
-// withKey runs fn inside a write transaction f, taking rec's key first when there is one.
-func (s *Service) withKey(ctx context.Context, f *storage.Forum, rec *storage.IdempotencyKey, fn func(ctx context.Context, f *storage.Forum) (any, error)) error {
-	if err := takeKey(ctx, f, rec); err != nil {
-		return err
-	}
-	answer, err := fn(ctx, f)
-	if err != nil {
-		return err
-	}
-	return keepAnswer(ctx, f, rec, answer)
-}
-
-// takeKey takes rec's key (none: nil) in the write transaction f, first of all its work, or
-// answers errKeyTaken.
-func takeKey(ctx context.Context, f *storage.Forum, rec *storage.IdempotencyKey) error {
-	if rec == nil {
-		return nil
-	}
-	rec.ID, rec.Body, rec.Fresh, rec.CreatedAt = 0, "", false, storage.Now()
-	taken, err := f.ClaimIdempotencyKey(ctx, rec)
-	if err != nil {
-		return err
-	}
-	if !taken {
-		return errKeyTaken
-	}
-	return nil
-}
-
-// keepAnswer records the write's answer with the key rec took, in the same transaction.
+// keepAnswer stores the write's answer under rec's key (none: nil) in the write transaction
+// f, as its last statement, or answers errKeyTaken.
 func keepAnswer(ctx context.Context, f *storage.Forum, rec *storage.IdempotencyKey, answer any) error {
 	if rec == nil {
 		return nil
@@ -220,12 +212,18 @@ func keepAnswer(ctx context.Context, f *storage.Forum, rec *storage.IdempotencyK
 	if err != nil {
 		return err
 	}
-	rec.Body = string(body)
-	rec.Fresh = true
+	rec.ID, rec.Body, rec.Fresh, rec.CreatedAt = 0, string(body), true, storage.Now()
 	if c, ok := answer.(interface{ Created() bool }); ok {
 		rec.Fresh = c.Created()
 	}
-	return f.FinishIdempotencyKey(ctx, rec)
+	taken, err := f.KeepIdempotencyKey(ctx, rec)
+	if err != nil {
+		return err
+	}
+	if !taken {
+		return errKeyTaken
+	}
+	return nil
 }
 
 // IdempotencyKeyOf is the key the request in ctx carries for its write, nil when none: for a

@@ -67,6 +67,17 @@ func TestSQLiteHotPathWritesWhatBunWrites(t *testing.T) {
 				return f.WriteMessage(ctx, w)
 			}))
 		}
+		// A write's idempotency key, and the same key again: taken, nothing stored.
+		for _, body := range []string{`{"message":{"id":"m_1"}}`, `{"message":{"id":"m_2"}}`} {
+			errs = append(errs, write(ctx, func(ctx context.Context, f *storage.Forum) error {
+				taken, err := f.KeepIdempotencyKey(ctx, &storage.IdempotencyKey{Identity: "ainotes:b", Key: "k-1",
+					Operation: "send", InputSHA256: "ab", Fresh: true, Body: body, CreatedAt: at})
+				if err == nil && !taken {
+					err = errors.New("key taken")
+				}
+				return err
+			}))
+		}
 		// A string bun refuses (NUL) is refused on the hot path too, and writes nothing.
 		errs = append(errs, write(ctx, func(ctx context.Context, f *storage.Forum) error {
 			return f.InsertMessage(ctx, &storage.Message{ThreadID: th.ID, Kind: "note", Identity: "ainotes:c",
@@ -83,10 +94,10 @@ func TestSQLiteHotPathWritesWhatBunWrites(t *testing.T) {
 	}
 	// The third reply is the identity's third write within the minute: refused at the limit.
 	var limited *storage.WriteLimited
-	if !errors.As(hotErrs[3], &limited) || hotErrs[4] == nil {
+	if !errors.As(hotErrs[3], &limited) || hotErrs[4] != nil || hotErrs[5] == nil || hotErrs[6] == nil {
 		t.Fatalf("errors: %v", hotErrs)
 	}
-	for _, table := range []string{"threads", "messages", "events", "feed", "write_times", "counters"} {
+	for _, table := range []string{"threads", "messages", "events", "feed", "write_times", "counters", "idempotency_keys"} {
 		if diff := cmp.Diff(storedRows(t, plain, table), storedRows(t, hot, table)); diff != "" {
 			t.Errorf("%s: bun's rows (-) and the hot path's (+) differ:\n%s", table, diff)
 		}

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -32,26 +34,57 @@ func (f *Forum) IdempotencyKey(ctx context.Context, identity, key string) (*Idem
 	return k, translate(err)
 }
 
-// ClaimIdempotencyKey takes identity's key for the write of the caller's transaction, with an
-// empty answer that FinishIdempotencyKey fills in before the commit. It reports false when the
-// key is taken. On Postgres a claim that meets another transaction's uncommitted claim of the
-// same key waits until that one ends: when it commits, this one reports false (the caller
-// then answers with its result); when it rolls back, this one takes the key. On SQLite the
-// writers take turns anyway.
-func (f *Forum) ClaimIdempotencyKey(ctx context.Context, k *IdempotencyKey) (bool, error) {
-	res, err := f.q.NewInsert().Model(k).On("CONFLICT (identity, ?) DO NOTHING", bun.Ident("key")).Exec(ctx)
+// KeepIdempotencyKey stores k, the answer of the write of the caller's transaction, under its
+// key, as the transaction's last statement, and reports false when the key is taken: the
+// caller then rolls the write back and answers as the write that took the key did. The
+// unique index on (identity, key) decides between two requests with one key at once: the
+// second one's insert waits for the first one's transaction and, when that commits, finds the
+// key taken (when it rolls back, takes it). Taking the key at the end rather than first
+// costs a send one statement instead of two (PROTOCOL.md § 15; docs/performance.md).
+func (f *Forum) KeepIdempotencyKey(ctx context.Context, k *IdempotencyKey) (bool, error) {
+	var rows *sql.Rows
+	var err error
+	switch {
+	case f.prepared():
+		rows, err = f.tx.QueryContext(ctx, pgKeepKey, f.db.preparedMode,
+			k.Identity, k.Key, k.Operation, k.InputSHA256, k.Fresh, k.Body, k.CreatedAt)
+	case f.sqliteHot():
+		m := f.db.sqliteModelOf(k)
+		if args, ok := sqliteArgs(k, m.columns); ok {
+			var st *sql.Stmt
+			if st, err = f.stmt(ctx, strings.TrimSuffix(m.insert, ` RETURNING "id"`)+sqliteKeepKeyConflict); err == nil {
+				rows, err = st.QueryContext(ctx, args...)
+			}
+			break
+		}
+		fallthrough
+	default:
+		res, err := f.q.NewInsert().Model(k).On("CONFLICT (identity, ?) DO NOTHING", bun.Ident("key")).Exec(ctx)
+		if err != nil {
+			return false, translate(err)
+		}
+		n, err := res.RowsAffected()
+		return n == 1, translate(err)
+	}
 	if err != nil {
 		return false, translate(err)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, translate(err)
+	defer rows.Close()
+	if !rows.Next() {
+		return false, translate(rows.Err())
+	}
+	if err := rows.Scan(&k.ID); err != nil {
+		return false, translate(err)
+	}
+	return true, translate(rows.Close())
 }
 
-// FinishIdempotencyKey records the answer of the write that claimed k.
-func (f *Forum) FinishIdempotencyKey(ctx context.Context, k *IdempotencyKey) error {
-	_, err := f.q.NewUpdate().Model(k).Column("fresh", "body").WherePK().Exec(ctx)
-	return translate(err)
-}
+// The insert of KeepIdempotencyKey on the hot paths, prepared (reply_pg.go, hotpath_sqlite.go).
+var (
+	pgKeepKey = `INSERT INTO idempotency_keys (identity, key, operation, input_sha256, fresh, body, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (identity, key) DO NOTHING RETURNING id`
+	sqliteKeepKeyConflict = ` ON CONFLICT ("identity", "key") DO NOTHING RETURNING "id"`
+)
 
 // SweepIdempotencyKeys removes at most batch keys made before cutoff, oldest first, in one
 // short statement, and reports how many it removed. A caller sweeps in a loop of small
