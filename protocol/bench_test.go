@@ -167,22 +167,33 @@ func BenchmarkSendParallel(b *testing.B) {
 			runParallel(b, s)
 		})
 		b.Run("scoped-ratio", func(b *testing.B) {
-			plain := newServiceMix(b, storagetest.Open(b, kind))
-			scoped := newServiceMix(b, storagetest.Open(b, kind)).scoped()
-			burst := benchAgents * 16
-			var plainTime, scopedTime time.Duration
-			for i := 0; i < b.N; i++ {
-				plain.prepare(b, (i+1)*burst)
-				scoped.prepare(b, (i+1)*burst)
-				plainTime += runBurst(b, plain, benchAgents, i*burst, burst)
-				scopedTime += runBurst(b, scoped, benchAgents, i*burst, burst)
-			}
-			sends := float64(b.N * burst)
-			b.ReportMetric(sends/plainTime.Seconds(), "unscoped-sends/s")
-			b.ReportMetric(sends/scopedTime.Seconds(), "scoped-sends/s")
-			b.ReportMetric(scopedTime.Seconds()/plainTime.Seconds(), "scoped/unscoped")
+			variantRatio(b, kind, "scoped", (*serviceMix).scoped)
+		})
+		// keyed-ratio: every send with an idempotency key of its own (PROTOCOL.md § 15), as a
+		// careful client sends it, in turns with sends without one; reports keyed/unkeyed.
+		b.Run("keyed-ratio", func(b *testing.B) {
+			variantRatio(b, kind, "keyed", (*serviceMix).keyed)
 		})
 	})
+}
+
+// variantRatio runs the plain mix and the variant's in turns, each on a forum of its own, and
+// reports both throughputs and variant/plain (of the time taken: above 1 the variant costs more).
+func variantRatio(b *testing.B, kind storage.Kind, name string, variant func(*serviceMix) *serviceMix) {
+	plain := newServiceMix(b, storagetest.Open(b, kind))
+	other := variant(newServiceMix(b, storagetest.Open(b, kind)))
+	burst := benchAgents * 16
+	var plainTime, otherTime time.Duration
+	for i := 0; i < b.N; i++ {
+		plain.prepare(b, (i+1)*burst)
+		other.prepare(b, (i+1)*burst)
+		plainTime += runBurst(b, plain, benchAgents, i*burst, burst)
+		otherTime += runBurst(b, other, benchAgents, i*burst, burst)
+	}
+	sends := float64(b.N * burst)
+	b.ReportMetric(sends/plainTime.Seconds(), "un"+name+"-sends/s")
+	b.ReportMetric(sends/otherTime.Seconds(), name+"-sends/s")
+	b.ReportMetric(otherTime.Seconds()/plainTime.Seconds(), name+"/un"+name)
 }
 
 // scopedAgent is benchAgent(i) with its token scoped to the room general.
@@ -261,6 +272,7 @@ type serviceMix struct {
 	svc            *protocol.Service
 	threads, roots []string
 	agents         []*protocol.Actor
+	keys           bool // every send under an idempotency key of its own
 }
 
 func newServiceMix(b *testing.B, db *storage.DB) *serviceMix {
@@ -280,6 +292,12 @@ func (s *serviceMix) scoped() *serviceMix {
 	return s
 }
 
+// keyed makes the mix send every message under an idempotency key of its own.
+func (s *serviceMix) keyed() *serviceMix {
+	s.keys = true
+	return s
+}
+
 func (s *serviceMix) prepare(b *testing.B, n int) {
 	if more := threadsFor(n) - len(s.threads); more > 0 {
 		threads, roots := openThreads(b, s.svc, more)
@@ -294,6 +312,13 @@ func (s *serviceMix) send(ctx context.Context, agent, n int) error {
 		env = []byte(`{"kind":"ask","body":"Parallel question ` + strconv.Itoa(n) + `: which limit applies?"}`)
 	} else {
 		env = replyEnvelope(kind, s.threads[t], s.roots[t], n)
+	}
+	if s.keys {
+		a := s.agents[agent]
+		_, err := s.svc.Idempotently(ctx, a, "bench-"+strconv.Itoa(n), "send", env, func(ctx context.Context) (any, error) {
+			return s.svc.Send(ctx, a, env)
+		})
+		return err
 	}
 	_, err := s.svc.Send(ctx, s.agents[agent], env)
 	return err
