@@ -25,8 +25,8 @@ func (s *Service) Authenticate(ctx context.Context, secret string) (*Actor, erro
 	case !SameHash(t.SecretHash, hash):
 		return nil, Refuse(ReasonUnauthenticated, "the token is unknown or revoked")
 	}
-	// The rooms a scoped token reaches are read where they are shown (GetManifest), not
-	// here: every request authenticates, and the scope itself needs only the token's rooms.
+	// A scoped token comes with the rooms it reaches (its own and those inside them), read
+	// with it and kept with it, so that every query of the request names them as values.
 	return ActorOfToken(t), nil
 }
 
@@ -47,6 +47,7 @@ func ActorOfToken(t *storage.Token) *Actor {
 	}
 	if !t.Human {
 		a.Rooms = ParseTokenRooms(t.Rooms)
+		a.reached = t.Reached
 	}
 	return a
 }

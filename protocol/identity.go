@@ -168,6 +168,9 @@ type Actor struct {
 	// Rooms are the rooms a scoped token is scoped to (§ 16); nil reaches every room. See
 	// ScopeOf.
 	Rooms []int64
+	// reached is every room a scoped token reaches, read with the token (storage's
+	// Token.Reached); nil when not read, and ScopeOf's queries then find them themselves.
+	reached []int64
 	// Operator is the operator at the command line (OperatorActor), never a network caller.
 	Operator bool
 }

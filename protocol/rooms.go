@@ -77,7 +77,7 @@ func ScopeOf(a *Actor) storage.Scope {
 	case a.Rooms == nil:
 		return storage.Scope{}
 	default:
-		return storage.Scope{Reach: a.Rooms}
+		return storage.Scope{Reach: a.Rooms, Rooms: a.reached}
 	}
 }
 
@@ -189,7 +189,8 @@ func (s *Service) roomScope(ctx context.Context, a *Actor, ref string) (storage.
 	if err != nil {
 		return scope, err
 	}
-	scope.Room = r.ID
+	// The rooms the scope comes to are now fewer: the queries read them again.
+	scope.Room, scope.Rooms = r.ID, nil
 	return scope, nil
 }
 
@@ -359,6 +360,9 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 	if err2 != nil {
 		return nil, fault(err2)
 	}
+	// A token scoped to the new room's parent now reaches it too: this instance's verified
+	// tokens, which carry their rooms, are read again (the others hear it announced).
+	s.db.TokenRoomsChanged()
 	return res, nil
 }
 

@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -339,9 +341,15 @@ func (f *Forum) countWriteSQLite(ctx context.Context, identity string, token int
 	return added == 1, translate(err)
 }
 
-// sqliteTokenByHash is TokenByHash's read on SQLite.
+// sqliteTokenByHash is TokenByHash's read on SQLite, with the rooms a scoped token reaches
+// (Token.Reached) in the same statement: its rooms, stored as "2,5", and the rooms inside
+// them, as a JSON array; NULL for a token without rooms.
 func (db *DB) sqliteTokenByHash(ctx context.Context, t *Token, hash string) error {
-	st, err := db.sqliteStmt(ctx, db.sqliteModelOf(t).all+` WHERE "secret_hash" = ?`)
+	st, err := db.sqliteStmt(ctx, strings.TrimSuffix(db.sqliteModelOf(t).all, ` FROM "tokens"`)+`,
+		CASE WHEN "rooms" = '' OR "human" THEN NULL ELSE (SELECT json_group_array(r.id) FROM
+			(SELECT id FROM rooms AS r WHERE instr(',' || tokens.rooms || ',', ',' || r.id || ',') > 0
+				OR instr(',' || tokens.rooms || ',', ',' || r.parent_id || ',') > 0 ORDER BY id) AS r)
+		END AS "reached" FROM "tokens" WHERE "secret_hash" = ?`)
 	if err != nil {
 		return err
 	}
@@ -349,5 +357,22 @@ func (db *DB) sqliteTokenByHash(ctx context.Context, t *Token, hash string) erro
 	if err != nil {
 		return translate(err)
 	}
-	return db.scanOne(ctx, rows, t)
+	var row tokenRow
+	if err := db.scanOne(ctx, rows, &row); err != nil {
+		return err
+	}
+	*t = row.Token
+	if row.Reached != nil {
+		t.Reached = []int64{}
+		if err := json.Unmarshal([]byte(*row.Reached), &t.Reached); err != nil {
+			return fmt.Errorf("the rooms token %d reaches: %w", t.ID, err)
+		}
+	}
+	return nil
+}
+
+// tokenRow is a token with the rooms it reaches, as JSON.
+type tokenRow struct {
+	Token   `bun:",extend"`
+	Reached *string `bun:"reached,scanonly"`
 }

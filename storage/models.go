@@ -24,6 +24,10 @@ type Token struct {
 	// Rooms are the ids of the rooms the token is scoped to, comma-separated (PROTOCOL.md
 	// § 16); "" reaches every room.
 	Rooms string `bun:"rooms,notnull"`
+	// Reached is, for a token scoped to rooms, every room it reaches: its rooms and the rooms
+	// inside them, read with the token (TokenByHash) so that a request's queries name them
+	// as values (Scope.Rooms). nil for a token without rooms. Not a column.
+	Reached []int64 `bun:"-"`
 }
 
 // User is a human account for the pages.

@@ -84,7 +84,7 @@ func columnNames(model any) []string {
 	var names []string
 	for i := 0; i < fields.NumField(); i++ {
 		tag := fields.Field(i).Tag.Get("bun")
-		if name, _, _ := strings.Cut(tag, ","); name != "" && !strings.HasPrefix(tag, "table:") {
+		if name, _, _ := strings.Cut(tag, ","); name != "" && name != "-" && !strings.HasPrefix(tag, "table:") {
 			names = append(names, name)
 		}
 	}

@@ -3,7 +3,11 @@ package storage
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/uptrace/bun"
 )
 
 // NewToken is what the caller decides about a token; the database adds its id and the time.
@@ -45,6 +49,11 @@ func (db *DB) CreateToken(ctx context.Context, nt NewToken) (*Token, error) {
 // (tokenCache): a revocation reaches it when its announcement does, and every agent write
 // checks its token again in its own transaction (WriteCount.Token). SQLite reads it every
 // time.
+//
+// A token scoped to rooms comes with the rooms it reaches (Token.Reached), read once with
+// it: kept in the cache with the token, they are right as long as the token is, since a
+// room's creation or change is announced as a token's change is (the rooms_announce
+// trigger), and a room's parent never changes.
 func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 	t := new(Token)
 	var err error
@@ -57,10 +66,13 @@ func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 		}
 		err = db.selectPrepared(ctx, db.DB.DB, pgTokenByHash, t, hash) // reply_pg.go
 		if err == nil {
+			err = db.readReached(ctx, t)
+		}
+		if err == nil {
 			db.tokens.put(t, gen, now)
 		}
 	} else {
-		err = db.sqliteTokenByHash(ctx, t, hash) // hotpath_sqlite.go
+		err = db.sqliteTokenByHash(ctx, t, hash) // hotpath_sqlite.go, with the rooms reached
 	}
 	if err != nil {
 		return nil, translate(err)
@@ -71,6 +83,11 @@ func (db *DB) TokenByHash(ctx context.Context, hash string) (*Token, error) {
 	}
 	return t, nil
 }
+
+// TokenRoomsChanged forgets the tokens this instance keeps in memory, with the rooms each
+// reaches, after it created a room: the announcement of the rooms_announce trigger does it
+// for every instance, this does it for this one before its next request.
+func (db *DB) TokenRoomsChanged() { db.tokens.drop() }
 
 // Tokens lists every token, revoked ones included, oldest first.
 func (db *DB) Tokens(ctx context.Context) ([]Token, error) {
@@ -102,5 +119,32 @@ func (db *DB) RevokeToken(ctx context.Context, id int64) error {
 	}
 	// This instance need not wait for the announcement that tells the others.
 	db.tokens.drop()
+	return nil
+}
+
+// readReached fills t.Reached for a token scoped to rooms: the rooms named and the rooms
+// inside them, in order of id. Postgres reads it only when the token is not in its cache;
+// SQLite reads it in the token's own statement (sqliteTokenByHash), the same way.
+func (db *DB) readReached(ctx context.Context, t *Token) error {
+	t.Reached = nil
+	if t.Human || t.Rooms == "" {
+		return nil
+	}
+	var ids []int64
+	for _, part := range strings.Split(t.Rooms, ",") {
+		if n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64); err == nil && n > 0 {
+			ids = append(ids, n)
+		}
+	}
+	reached := []int64{}
+	if len(ids) > 0 {
+		err := db.NewSelect().Table("rooms").Column("id").
+			Where("id IN (?) OR parent_id IN (?)", bun.In(ids), bun.In(ids)).
+			Order("id").Scan(ctx, &reached)
+		if err != nil {
+			return translate(err)
+		}
+	}
+	t.Reached = reached // rooms that name no room reach nothing, as ScopeOf reads them
 	return nil
 }
