@@ -173,3 +173,52 @@ func TestListThreadsPagesAcrossRooms(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchIndexHoldsEachMessagesRoom: on SQLite the search index holds the room of each
+// message's thread (the search_rooms migration), and stays equal to what the messages and
+// their threads hold — FTS5's integrity check compares the two — through new threads in
+// rooms, replies, a hidden message and moves there and back. A word is found in the body
+// only: the room's own word, r<id>, finds nothing that does not say it.
+func TestSearchIndexHoldsEachMessagesRoom(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	f := newRoomForum(t, db)
+	ctx := context.Background()
+	asker, other := agent("asker", "read,write"), agent("other", "read,write")
+	send(t, f.svc, other, envelope("answer", f.inResearch.Thread.ID, "Research finds the queue."))
+	hidden := send(t, f.svc, other, envelope("note", f.inInner.Thread.ID, "A queue note to hide."))
+	if _, err := f.svc.Hide(ctx, f.admin, []byte(jsonOf(map[string]any{"message": hidden.Message.ID, "reason": "test"}))); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, `INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+			t.Fatalf("%s: the search index differs from the messages and their rooms: %v", when, err)
+		}
+	}
+	check("after the sends")
+	for _, move := range []struct{ thread, room string }{
+		{f.inResearch.Thread.ID, "ops"}, {f.inInner.Thread.ID, "general"}, {f.inResearch.Thread.ID, "research"},
+	} {
+		if _, err := f.svc.MoveThread(ctx, f.admin, []byte(jsonOf(map[string]any{"thread": move.thread, "room": move.room}))); err != nil {
+			t.Fatal(err)
+		}
+		check("after moving " + move.thread + " to " + move.room)
+	}
+	roomWord := fmt.Sprintf("r%d", roomID(f.research))
+	res, err := f.svc.Search(ctx, asker, []byte(jsonOf(map[string]any{"q": roomWord})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 0 {
+		t.Errorf("searching for %s, the research room's word in the index, finds %d messages, want none", roomWord, len(res.Results))
+	}
+	said := send(t, f.svc, asker, envelope("ask", "", "Who says "+roomWord+"?", "room", "ops"))
+	res, err = f.svc.Search(ctx, asker, []byte(jsonOf(map[string]any{"q": roomWord})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != 1 || res.Results[0].Message.ID != said.Message.ID {
+		t.Errorf("searching for %s finds %+v, want only %s, which says it", roomWord, res.Results, said.Message.ID)
+	}
+	check("at the end")
+}

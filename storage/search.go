@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +49,10 @@ func (h SearchHit) Position() SearchPosition { return SearchPosition{Score: h.Sc
 // of messages.search, on SQLite the FTS5 table messages_fts. The score is higher for a
 // better match: Postgres's ts_rank, SQLite's bm25 negated.
 func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) {
+	scope, err := f.resolvedScope(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var matched string
 	var args []any
 	if f.db.kind == Postgres {
@@ -55,17 +60,17 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 			FROM messages AS m, to_tsquery('simple', ?) AS sq WHERE m.search @@ sq`
 		args = append(args, tsquery(q.Terms))
 	} else {
-		matched = `SELECT ` + prefixedColumnList("m", (*Message)(nil)) + `, -bm25(messages_fts) AS score
+		// The room column weighs nothing: the score is the body's alone.
+		matched = `SELECT ` + prefixedColumnList("m", (*Message)(nil)) + `, -bm25(messages_fts, 1.0, 0.0) AS score
 			FROM messages_fts JOIN messages AS m ON m.id = messages_fts.rowid WHERE messages_fts MATCH ?`
-		args = append(args, fts5Query(q.Terms))
+		args = append(args, fts5Query(q.Terms, scope.Rooms))
 	}
 	// A hidden message is found by nobody (PROTOCOL.md § 18): its words are what was withdrawn.
 	matched += " AND m.hidden_at IS NULL"
 	var where []string
-	scope, err := f.resolvedScope(ctx)
-	if err != nil {
-		return nil, err
-	}
+	// The scope is also a condition on the threads, on both databases: on SQLite the index's
+	// room column narrows the matches to the scope's rooms first, and this condition, on the
+	// threads' own rooms, is what decides.
 	if cond, more := scope.ThreadCondition("m.thread_id"); cond != "" {
 		matched += " AND " + cond
 		args = append(args, more...)
@@ -126,9 +131,11 @@ func tsquery(terms []SearchTerm) string {
 	return strings.Join(parts, " & ")
 }
 
-// fts5Query writes terms as an FTS5 query: the wanted terms joined by AND, each excluded
-// one after NOT, a phrase in double quotes, * after a prefix.
-func fts5Query(terms []SearchTerm) string {
+// fts5Query writes terms as an FTS5 query on the body column: the wanted terms joined by
+// AND, each excluded one after NOT, a phrase in double quotes, * after a prefix. With rooms
+// (a scope's, resolved), it also asks for one of them in the room column (the search_rooms
+// migration): none of them, and nothing can match.
+func fts5Query(terms []SearchTerm, rooms []int64) string {
 	var want, not []string
 	for _, t := range terms {
 		s := `"` + strings.Join(t.Words, " ") + `"`
@@ -144,6 +151,14 @@ func fts5Query(terms []SearchTerm) string {
 	out := "(" + strings.Join(want, " AND ") + ")"
 	for _, s := range not {
 		out += " NOT " + s
+	}
+	out = "body : (" + out + ")"
+	if len(rooms) > 0 {
+		names := make([]string, len(rooms))
+		for i, id := range rooms {
+			names[i] = `"r` + strconv.FormatInt(id, 10) + `"`
+		}
+		out += " AND room : (" + strings.Join(names, " OR ") + ")"
 	}
 	return out
 }

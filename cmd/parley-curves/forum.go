@@ -68,15 +68,15 @@ func newForum(ctx context.Context, db *storage.DB, size, rounds int) (*forum, er
 	limits.WritesPerMinute = 1 << 30 // measure the sends, not the rate limit
 	f := &forum{svc: protocol.New(db, protocol.Options{Limits: limits})}
 	began := time.Now()
-	var err error
-	if f.seeded, err = benchdata.Seed(ctx, db, benchdata.Forum{Messages: size}); err != nil {
+	roomOf, err := f.makeRooms(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.seeded, err = benchdata.Seed(ctx, db, benchdata.Forum{Messages: size, RoomOf: roomOf}); err != nil {
 		return nil, err
 	}
 	if f.seeded.FirstThread != 1 {
 		return nil, fmt.Errorf("the forum must be seeded into an empty database: its first thread is %d", f.seeded.FirstThread)
-	}
-	if err := f.spreadOverRooms(ctx, db); err != nil {
-		return nil, err
 	}
 	f.seedTime = time.Since(began)
 	if err := f.prepareInbox(ctx); err != nil {

@@ -23,9 +23,10 @@ const (
 // bulkRooms are the rooms the threads after roomThreads go round, general first.
 var bulkRooms = []string{"general", "north", "south"}
 
-// spreadOverRooms makes the rooms and moves the seeded threads into them, in one statement,
-// then refreshes the planner's statistics, as benchdata.Seed does after its inserts.
-func (f *forum) spreadOverRooms(ctx context.Context, db *storage.DB) error {
+// makeRooms makes the rooms, before the seed, and returns where the seed puts the k-th
+// thread (benchdata.Forum.RoomOf): seeded in their rooms, the threads need no move, which
+// on SQLite would index their messages a second time.
+func (f *forum) makeRooms(ctx context.Context) (string, error) {
 	admin := protocol.OperatorActor()
 	rooms := []string{
 		`{"name":"` + roomName + `","title":"The team"}`,
@@ -34,39 +35,22 @@ func (f *forum) spreadOverRooms(ctx context.Context, db *storage.DB) error {
 		`{"name":"south","title":"South"}`,
 	}
 	f.teamRooms = map[string]bool{}
+	ids := map[string]int64{"general": storage.GeneralRoom}
 	for i, r := range rooms {
 		res, err := f.svc.CreateRoom(ctx, admin, []byte(r))
 		if err != nil {
-			return fmt.Errorf("room %s: %w", r, err)
+			return "", fmt.Errorf("room %s: %w", r, err)
 		}
 		if i < 2 {
 			f.teamRooms[res.Room.ID] = true
 		}
+		id, _, _ := protocol.ParseRoomRef(res.Room.ID)
+		ids[res.Room.Name] = id
 	}
-	move := `UPDATE threads SET room_id = CASE
-			WHEN id <= ?half THEN (SELECT id FROM rooms WHERE name = ?room)
-			WHEN id <= ?threads THEN (SELECT id FROM rooms WHERE name = ?inner)
-			WHEN id % 3 = 0 THEN (SELECT id FROM rooms WHERE name = ?b0)
-			WHEN id % 3 = 1 THEN (SELECT id FROM rooms WHERE name = ?b1)
-			ELSE (SELECT id FROM rooms WHERE name = ?b2) END`
-	args := struct {
-		Half    int    `bun:"half"`
-		Threads int    `bun:"threads"`
-		Room    string `bun:"room"`
-		Inner   string `bun:"inner"`
-		B0      string `bun:"b0"`
-		B1      string `bun:"b1"`
-		B2      string `bun:"b2"`
-	}{roomThreads / 2, roomThreads, roomName, innerRoomName, bulkRooms[0], bulkRooms[1], bulkRooms[2]}
-	if _, err := db.NewRaw(move, &args).Exec(ctx); err != nil {
-		return fmt.Errorf("moving the threads into rooms: %w", err)
-	}
-	analyze := "ANALYZE"
-	if db.Kind() == storage.Postgres {
-		analyze = "VACUUM (ANALYZE) threads, messages"
-	}
-	_, err := db.ExecContext(ctx, analyze)
-	return err
+	return fmt.Sprintf(`CASE WHEN k <= %d THEN %d WHEN k <= %d THEN %d
+		WHEN k %% 3 = 0 THEN %d WHEN k %% 3 = 1 THEN %d ELSE %d END`,
+		roomThreads/2, ids[roomName], roomThreads, ids[innerRoomName],
+		ids[bulkRooms[0]], ids[bulkRooms[1]], ids[bulkRooms[2]]), nil
 }
 
 // inRoom reports whether every thread listed is in team or team-inner.

@@ -34,6 +34,12 @@ type Forum struct {
 	// them and writes the feed in bulk afterwards (pause.go), which is many times faster;
 	// TestSeedRebuildsWhatTheTriggersWrite checks that both leave the same rows.
 	RowByRow bool
+	// RoomOf is the room of the k-th seeded thread (k from 1), as an SQL expression in k
+	// that gives a room's id, e.g. "CASE WHEN k <= 50 THEN 2 ELSE 1 END"; the rooms must
+	// exist. "" puts every thread in the room general. Seeding a thread in its room costs
+	// nothing; moving it after the seed re-indexes its messages (on SQLite, whose search
+	// index holds each message's room).
+	RoomOf string
 }
 
 func (f Forum) withDefaults() (Forum, error) {
@@ -176,7 +182,7 @@ func Seed(ctx context.Context, db *storage.DB, f Forum) (Seeded, error) {
 			}
 		}
 		for _, stmt := range []string{
-			d.series("?threads") + insertThreads(d),
+			d.series("?threads") + insertThreads(d, f.RoomOf),
 			d.series("?messages") + insertMessages(d),
 			d.series("?threads") + insertOpenEvents(d),
 			d.series("?threads") + insertAnswerEvents(d),
@@ -268,11 +274,14 @@ const (
 	creatorOf   = "(?realm || ':agent-' || ((k - 1) % ?agents))"
 )
 
-func insertThreads(d dialect) string {
+func insertThreads(d dialect, roomOf string) string {
+	if roomOf == "" {
+		roomOf = strconv.FormatInt(storage.GeneralRoom, 10)
+	}
 	return `INSERT INTO threads (id, title, state, state_origin, state_confirmed_at, confirmed_state,
 		state_event_id, creator, creator_extension, root_message_id, last_message_id, message_count,
 		awaiting_mode, awaiting_identity, awaiting_extension, awaiting_set_by,
-		inbox_to, inbox_tx, inbox_seq, created_at, updated_at)
+		inbox_to, inbox_tx, inbox_seq, created_at, updated_at, room_id)
 	SELECT ?tbase + k,
 		'Question ' || k || ': which limit applies to batch ' || k || '\?',
 		CASE WHEN ` + answeredK + ` THEN 'answered' ELSE 'open' END,
@@ -287,7 +296,8 @@ func insertThreads(d dialect) string {
 		CASE WHEN ` + answeredK + ` THEN ` + rootOf + ` + 1 ELSE ` + rootOf + ` END,
 		CASE WHEN ` + answeredK + ` THEN ` + creatorOf + ` ELSE '*' END,
 		` + d.xact + `, ?seqbase + k,
-		` + d.at("(k - 1) * ?size") + `, ` + d.at("k * ?size - 1") + `
+		` + d.at("(k - 1) * ?size") + `, ` + d.at("k * ?size - 1") + `,
+		` + escapeArgs(roomOf) + `
 	FROM (SELECT n AS k FROM series) AS s`
 }
 
