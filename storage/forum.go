@@ -152,16 +152,25 @@ func (f *Forum) ParentAndThreadForUpdate(ctx context.Context, parentID, threadID
 	}
 	if !f.scope.Everything() {
 		// Outside the scope, the parent and the thread do not exist: the parent first, as
-		// below. Message checks its own thread's scope.
-		p, err := f.Message(ctx, parentID)
+		// above. The parent's thread is checked on the row read under its lock when it is
+		// the thread written to (the usual case: no query of its own), else apart, first.
+		p, err := f.messageInAnyRoom(ctx, parentID)
 		if err != nil {
 			return nil, nil, err
 		}
 		if threadID == 0 {
 			threadID = p.ThreadID
 		}
+		if p.ThreadID != threadID {
+			if err := f.inScope(ctx, p.ThreadID); err != nil {
+				return nil, nil, err
+			}
+		}
 		t, err := f.ThreadForWrite(ctx, threadID, writer)
 		if err != nil {
+			if p.ThreadID == threadID && errors.Is(err, ErrNotFound) {
+				return nil, nil, err // the parent's own thread is outside: the parent does not exist
+			}
 			return p, nil, err
 		}
 		return p, t, nil
@@ -193,6 +202,16 @@ func (f *Forum) Thread(ctx context.Context, id int64) (*Thread, error) {
 
 // Message reads one message; outside f's scope it is ErrNotFound.
 func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
+	m, err := f.messageInAnyRoom(ctx, id)
+	if err == nil {
+		err = f.inScope(ctx, m.ThreadID)
+	}
+	return m, err
+}
+
+// messageInAnyRoom reads one message whatever f's scope: for a caller that checks the scope
+// itself on a row it reads anyway.
+func (f *Forum) messageInAnyRoom(ctx context.Context, id int64) (*Message, error) {
 	m := new(Message)
 	var err error
 	switch {
@@ -202,9 +221,6 @@ func (f *Forum) Message(ctx context.Context, id int64) (*Message, error) {
 		err = f.selectSQLite(ctx, f.db.sqliteModelOf(m).byID, m, id)
 	default:
 		err = translate(f.q.NewSelect().Model(m).Where("id = ?", id).Scan(ctx))
-	}
-	if err == nil {
-		err = f.inScope(ctx, m.ThreadID)
 	}
 	return m, err
 }
