@@ -17,20 +17,7 @@ import (
 // transaction. Announced, a revocation empties the first's memory.
 func TestTokenCacheAcrossInstances(t *testing.T) {
 	ctx := context.Background()
-	url := storagetest.NewURL(t, storage.Postgres)
-	var dbs [2]*storage.DB
-	for i := range dbs {
-		db, err := storage.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
-	if _, err := migrations.Up(ctx, dbs[0]); err != nil {
-		t.Fatal(err)
-	}
-	first, second := dbs[0], dbs[1]
+	first, second := twoInstances(t)
 	create := func(hash string) *storage.Token {
 		tok, err := second.CreateToken(ctx, storage.NewToken{Identity: "ainotes:" + hash, SecretHash: hash, Rights: "read,write"})
 		if err != nil {
@@ -114,4 +101,24 @@ func TestTokenCacheAcrossInstances(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Logf("the announcement emptied the first instance's memory %v after the revocation", time.Since(start))
+}
+
+// twoInstances opens two instances on one migrated Postgres database.
+func twoInstances(t *testing.T) (first, second *storage.DB) {
+	t.Helper()
+	ctx := context.Background()
+	url := storagetest.NewURL(t, storage.Postgres)
+	var dbs [2]*storage.DB
+	for i := range dbs {
+		db, err := storage.Open(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	if _, err := migrations.Up(ctx, dbs[0]); err != nil {
+		t.Fatal(err)
+	}
+	return dbs[0], dbs[1]
 }

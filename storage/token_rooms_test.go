@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -90,20 +89,7 @@ func TestTokenReachesItsRoomsAndTheRoomsInside(t *testing.T) {
 // rooms, as soon as the announcement arrives.
 func TestTokenRoomsAcrossInstances(t *testing.T) {
 	ctx := context.Background()
-	url := storagetest.NewURL(t, storage.Postgres)
-	var dbs [2]*storage.DB
-	for i := range dbs {
-		db, err := storage.Open(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs[i] = db
-	}
-	if _, err := migrations.Up(ctx, dbs[0]); err != nil {
-		t.Fatal(err)
-	}
-	first, second := dbs[0], dbs[1]
+	first, second := twoInstances(t)
 	team := newRoom(t, second, "team", 0)
 	if _, err := second.CreateToken(ctx, storage.NewToken{Identity: "ainotes:team", SecretHash: "hash-team",
 		Rights: "read", Rooms: strconv.FormatInt(team, 10)}); err != nil {
