@@ -34,6 +34,12 @@ type sqliteStatements struct {
 	stmts     map[string]*sql.Stmt
 	preparing map[string]bool
 	closed    bool
+	// background is the preparations under way in the background, which Close ends and waits
+	// for: one that outlived it could open a connection — and the database's files — after
+	// the caller took the database to be closed.
+	background sync.WaitGroup
+	stop       context.Context // cancelled by Close
+	cancel     context.CancelFunc
 }
 
 // cached is the prepared statement of query, nil when it is not prepared yet.
@@ -89,9 +95,15 @@ func (db *DB) prepareSQLiteStmtLater(query string) {
 		s.preparing = map[string]bool{}
 	}
 	s.preparing[query] = true
+	if s.stop == nil {
+		s.stop, s.cancel = context.WithCancel(context.Background())
+	}
+	stop := s.stop
+	s.background.Add(1)
 	s.mu.Unlock()
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer s.background.Done()
+		ctx, cancel := context.WithTimeout(stop, time.Minute)
 		defer cancel()
 		st, err := db.DB.DB.PrepareContext(ctx, query)
 		s.mu.Lock()
@@ -111,15 +123,23 @@ func (s *sqliteStatements) isClosed() bool {
 	return s.closed
 }
 
-// closeSQLiteStatements closes the prepared statements (with the database).
+// closeSQLiteStatements ends and waits for the preparations in the background and closes the
+// prepared statements (with the database).
 func (db *DB) closeSQLiteStatements() {
 	s := &db.sqlite
+	s.mu.Lock()
+	s.closed = true
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.mu.Unlock()
+	s.background.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, st := range s.stmts {
 		_ = st.Close()
 	}
-	s.stmts, s.closed = nil, true
+	s.stmts = nil
 }
 
 // sqliteHot reports whether the SQLite hot path applies: on SQLite, inside DB.Write.
