@@ -27,7 +27,7 @@ func init() {
 			return nil
 		}
 		const roomOf = `(SELECT 'r' || room_id FROM threads WHERE id = %s.thread_id)`
-		for _, stmt := range []string{
+		return execEach(ctx, tx,
 			`DROP TRIGGER messages_fts_insert`,
 			`DROP TRIGGER messages_fts_delete`,
 			`DROP TRIGGER messages_fts_update`,
@@ -40,17 +40,17 @@ func init() {
 			`INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')`,
 			`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
 				INSERT INTO messages_fts (rowid, body, room)
-					VALUES (new.id, new.body, ` + fmt.Sprintf(roomOf, "new") + `);
+					VALUES (new.id, new.body, `+fmt.Sprintf(roomOf, "new")+`);
 			END`,
 			`CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
 				INSERT INTO messages_fts (messages_fts, rowid, body, room)
-					VALUES ('delete', old.id, old.body, ` + fmt.Sprintf(roomOf, "old") + `);
+					VALUES ('delete', old.id, old.body, `+fmt.Sprintf(roomOf, "old")+`);
 			END`,
 			`CREATE TRIGGER messages_fts_update AFTER UPDATE OF body, thread_id ON messages BEGIN
 				INSERT INTO messages_fts (messages_fts, rowid, body, room)
-					VALUES ('delete', old.id, old.body, ` + fmt.Sprintf(roomOf, "old") + `);
+					VALUES ('delete', old.id, old.body, `+fmt.Sprintf(roomOf, "old")+`);
 				INSERT INTO messages_fts (rowid, body, room)
-					VALUES (new.id, new.body, ` + fmt.Sprintf(roomOf, "new") + `);
+					VALUES (new.id, new.body, `+fmt.Sprintf(roomOf, "new")+`);
 			END`,
 			`CREATE TRIGGER messages_fts_move AFTER UPDATE OF room_id ON threads
 				WHEN new.room_id IS NOT old.room_id BEGIN
@@ -59,11 +59,6 @@ func init() {
 				INSERT INTO messages_fts (rowid, body, room)
 					SELECT id, body, 'r' || new.room_id FROM messages WHERE thread_id = new.id;
 			END`,
-		} {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return err
-			}
-		}
-		return nil
+		)
 	})
 }

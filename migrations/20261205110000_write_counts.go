@@ -20,7 +20,7 @@ func init() {
 		if kind != storage.SQLite {
 			return nil
 		}
-		for _, stmt := range []string{
+		return execEach(ctx, tx,
 			`CREATE TABLE write_counts (identity TEXT NOT NULL PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID`,
 			`INSERT INTO write_counts (identity, n) SELECT identity, count(*) FROM write_times GROUP BY identity`,
 			`CREATE TRIGGER write_counts_insert AFTER INSERT ON write_times BEGIN
@@ -30,11 +30,6 @@ func init() {
 			`CREATE TRIGGER write_counts_delete AFTER DELETE ON write_times BEGIN
 				UPDATE write_counts SET n = n - 1 WHERE identity = old.identity;
 			END`,
-		} {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return err
-			}
-		}
-		return nil
+		)
 	})
 }

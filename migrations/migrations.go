@@ -46,6 +46,16 @@ func register(up func(ctx context.Context, tx bun.Tx, kind storage.Kind) error) 
 	sort.Slice(registered, func(i, j int) bool { return registered[i].Version < registered[j].Version })
 }
 
+// execEach runs the statements in order in tx, stopping at the first that fails.
+func execEach(ctx context.Context, tx bun.Tx, stmts ...string) error {
+	for _, stmt := range stmts {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // All lists every known migration, oldest first.
 func All() []Migration { return append([]Migration(nil), registered...) }
 
