@@ -560,18 +560,7 @@ func (s *Service) reachedRooms(ctx context.Context, a *Actor) ([]string, error) 
 }
 
 // ParseTokenRooms reads the stored form of a token's rooms ("2,5"); "" is nil, every room.
-func ParseTokenRooms(stored string) []int64 {
-	if stored == "" {
-		return nil
-	}
-	out := []int64{}
-	for _, part := range strings.Split(stored, ",") {
-		if n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64); err == nil && n > 0 {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func ParseTokenRooms(stored string) []int64 { return storage.TokenRoomIDs(stored) }
 
 // ResolveTokenRooms turns room references (names, rm_<n>, <n>) into the stored form of a
 // token's rooms; every room must exist. An empty list is "", every room.

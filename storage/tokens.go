@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/uptrace/bun"
 )
 
 // NewToken is what the caller decides about a token; the database adds its id and the time.
@@ -123,28 +121,33 @@ func (db *DB) RevokeToken(ctx context.Context, id int64) error {
 }
 
 // readReached fills t.Reached for a token scoped to rooms: the rooms named and the rooms
-// inside them, in order of id. Postgres reads it only when the token is not in its cache;
-// SQLite reads it in the token's own statement (sqliteTokenByHash), the same way.
+// inside them, in order of id, read as every scope's rooms are (resolvedScope). Postgres
+// reads it only when the token is not in its cache; SQLite reads it in the token's own
+// statement (sqliteTokenByHash).
 func (db *DB) readReached(ctx context.Context, t *Token) error {
 	t.Reached = nil
 	if t.Human || t.Rooms == "" {
 		return nil
 	}
-	var ids []int64
-	for _, part := range strings.Split(t.Rooms, ",") {
-		if n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64); err == nil && n > 0 {
-			ids = append(ids, n)
-		}
+	s, err := db.Read().In(Scope{Reach: TokenRoomIDs(t.Rooms)}).resolvedScope(ctx)
+	if err != nil {
+		return err
 	}
-	reached := []int64{}
-	if len(ids) > 0 {
-		err := db.NewSelect().Table("rooms").Column("id").
-			Where("id IN (?) OR parent_id IN (?)", bun.In(ids), bun.In(ids)).
-			Order("id").Scan(ctx, &reached)
-		if err != nil {
-			return translate(err)
-		}
-	}
-	t.Reached = reached // rooms that name no room reach nothing, as ScopeOf reads them
+	t.Reached = s.Rooms // rooms that name no room reach nothing, as ScopeOf reads them
 	return nil
+}
+
+// TokenRoomIDs reads the stored form of a token's rooms ("2,5"): nil for "", every room;
+// an id that is not a positive number is left out, so rooms that name none reach nothing.
+func TokenRoomIDs(stored string) []int64 {
+	if stored == "" {
+		return nil
+	}
+	out := []int64{}
+	for _, part := range strings.Split(stored, ",") {
+		if n, err := strconv.ParseInt(strings.TrimSpace(part), 10, 64); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
