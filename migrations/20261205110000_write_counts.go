@@ -14,7 +14,7 @@ import (
 // minute, and then the records left are exactly those of the minute (storage's
 // countWriteSQLite). Counting them cost a send as many index entries as the identity wrote in
 // the last minute — 12,000 at 200 writes a second, under a limit raised for a load test.
-// Postgres counts as before, in the write's one statement.
+// Postgres keeps the same row since the migration write_counts_postgres.
 func init() {
 	register(func(ctx context.Context, tx bun.Tx, kind storage.Kind) error {
 		if kind != storage.SQLite {

@@ -339,23 +339,14 @@ func (f *Forum) updateThreadSQLite(ctx context.Context, t *Thread, moveInbox boo
 	return true, nil
 }
 
-// The write count on SQLite: CountWrite's bun statements, but for the count, which is the
-// identity's row of write_counts (kept by triggers): after the delete of the records older
-// than a minute, the records left are those of the minute, and write_counts counts them all.
-const (
-	sqliteDeleteWrites = "DELETE FROM write_times WHERE identity = ? AND at <= ?"
-	sqliteCountWrite   = `INSERT INTO write_times (identity, at) SELECT ?, ?
-		WHERE coalesce((SELECT n FROM write_counts WHERE identity = ?), 0) < ? AND ` + tokenLive
-)
-
-// countWriteSQLite is CountWrite's first two statements on the hot path: whether the write was
-// recorded. When it was not, CountWrite's bun statements tell why.
+// countWriteSQLite is CountWrite's first two statements on the hot path, prepared: whether
+// the write was recorded. When it was not, CountWrite's bun statements tell why.
 func (f *Forum) countWriteSQLite(ctx context.Context, identity string, token int64, since, now time.Time, limit int) (bool, error) {
 	s, n := since.UTC().Format(sqliteTime), now.UTC().Format(sqliteTime)
-	if _, err := f.execSQLite(ctx, sqliteDeleteWrites, identity, s); err != nil {
+	if _, err := f.execSQLite(ctx, deleteOldWrites, identity, s); err != nil {
 		return false, err
 	}
-	res, err := f.execSQLite(ctx, sqliteCountWrite, identity, n, identity, limit, token, token)
+	res, err := f.execSQLite(ctx, insertCountedWrite, identity, n, identity, limit, token, token)
 	if err != nil {
 		return false, err
 	}

@@ -251,12 +251,13 @@ func buildMessageStatement(v statementVariant) string {
 	var b strings.Builder
 	b.WriteString("WITH ")
 	written := "" // the condition of the message's insert: none, or the count's
+	var countIdentity, countSince, countLimit string
 	if v.count {
 		identity, since, now, limit, token := next(), next(), next(), next(), next()
-		b.WriteString(`c AS (SELECT count(*) AS n, min(at) AS oldest,
-		(` + token + `::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ` + token + ` AND revoked_at IS NULL)) AS live
-		FROM write_times WHERE identity = ` + identity + ` AND at > ` + since + `),
-	gone AS (DELETE FROM write_times WHERE identity = ` + identity + ` AND at <= ` + since + `),
+		countIdentity, countSince, countLimit = identity, since, limit
+		b.WriteString(`gone AS (DELETE FROM write_times WHERE identity = ` + identity + ` AND at <= ` + since + ` RETURNING 1),
+	c AS (SELECT ` + pgRecentWrites(identity) + ` AS n,
+		(` + token + `::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ` + token + ` AND revoked_at IS NULL)) AS live),
 	added AS (INSERT INTO write_times (identity, at) SELECT ` + identity + `, ` + now + ` FROM c WHERE n < ` + limit + ` AND live),
 	`)
 		written = " FROM c WHERE n < " + limit + " AND live"
@@ -309,7 +310,8 @@ func buildMessageStatement(v statementVariant) string {
 		" WHERE threads.id = " + where +
 		" RETURNING m.id AS message_id, " + eventID + " AS event_id, threads.inbox_tx, threads.inbox_seq"
 	if v.count {
-		b.WriteString(",\nu AS (" + update + ")\nSELECT u.message_id, u.event_id, u.inbox_tx, u.inbox_seq, c.n, c.oldest, c.live FROM c LEFT JOIN u ON true")
+		b.WriteString(",\nu AS (" + update + ")\nSELECT u.message_id, u.event_id, u.inbox_tx, u.inbox_seq, c.n, " +
+			pgOldestWrite(countIdentity, countSince, "c.n", countLimit) + ", c.live FROM c LEFT JOIN u ON true")
 	} else {
 		b.WriteString("\n" + update)
 	}

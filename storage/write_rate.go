@@ -45,12 +45,10 @@ func (f *Forum) CountWrite(ctx context.Context, identity string, token int64, no
 				return time.Time{}, false, translate(err)
 			}
 		}
-		if _, err := f.q.NewRaw("DELETE FROM write_times WHERE identity = ? AND at <= ?", identity, since).Exec(ctx); err != nil {
+		if _, err := f.q.NewRaw(deleteOldWrites, identity, since).Exec(ctx); err != nil {
 			return time.Time{}, false, translate(err)
 		}
-		res, err := f.q.NewRaw(`INSERT INTO write_times (identity, at) SELECT ?, ?
-		WHERE (SELECT count(*) FROM write_times WHERE identity = ? AND at > ?) < ? AND `+tokenLive,
-			identity, now, identity, since, limit, token, token).Exec(ctx)
+		res, err := f.q.NewRaw(insertCountedWrite, identity, now, identity, limit, token, token).Exec(ctx)
 		if err != nil {
 			return time.Time{}, false, translate(err)
 		}
@@ -68,6 +66,16 @@ func (f *Forum) CountWrite(ctx context.Context, identity string, token int64, no
 	return oldest.Add(time.Minute), false, translate(err)
 }
 
+// The write count in two statements, on both databases: the delete of the identity's records
+// older than a minute, after which the records left are those of the minute and the
+// identity's row of write_counts (kept by triggers on write_times) counts them; then the
+// record of the write, unless the count reaches the limit or the token is revoked.
+const (
+	deleteOldWrites    = "DELETE FROM write_times WHERE identity = ? AND at <= ?"
+	insertCountedWrite = `INSERT INTO write_times (identity, at) SELECT ?, ?
+		WHERE coalesce((SELECT n FROM write_counts WHERE identity = ?), 0) < ? AND ` + tokenLive
+)
+
 // tokenLive is true when the token (its id given twice; 0 for none) is not revoked.
 const tokenLive = "(? = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL))"
 
@@ -77,15 +85,31 @@ func revokedSince(token int64) error {
 }
 
 const (
-	pgWriteLock  = "SELECT pg_advisory_xact_lock($1)"
-	pgCountWrite = `WITH gone AS (DELETE FROM write_times WHERE identity = $1 AND at <= $2),
-		recent AS (SELECT count(*) AS n, min(at) AS oldest, ` + pgTokenLive + ` AS live
-			FROM write_times WHERE identity = $1 AND at > $2),
-		added AS (INSERT INTO write_times (identity, at) SELECT $1, $3 FROM recent WHERE n < $4 AND live)
-		SELECT n, oldest, live FROM recent`
+	pgWriteLock = "SELECT pg_advisory_xact_lock($1)"
 	// pgTokenLive is tokenLive for the token $5.
 	pgTokenLive = "($5::bigint = 0 OR EXISTS (SELECT 1 FROM tokens WHERE id = $5 AND revoked_at IS NULL))"
 )
+
+// pgCountWrite is the count in one statement: the records older than a minute are deleted in
+// it, and its read of write_counts, taken before the statement's triggers run, still counts
+// them. The oldest record of the minute is read only for a refusal.
+var pgCountWrite = `WITH gone AS (DELETE FROM write_times WHERE identity = $1 AND at <= $2 RETURNING 1),
+		recent AS (SELECT ` + pgRecentWrites("$1") + ` AS n, ` + pgTokenLive + ` AS live),
+		added AS (INSERT INTO write_times (identity, at) SELECT $1, $3 FROM recent WHERE n < $4 AND live)
+		SELECT n, ` + pgOldestWrite("$1", "$2", "n", "$4") + `, live FROM recent`
+
+// pgRecentWrites is, in a statement that deletes the identity's records older than a
+// minute in the WITH gone, the count of its records within the minute.
+func pgRecentWrites(identity string) string {
+	return "coalesce((SELECT n FROM write_counts WHERE identity = " + identity + "), 0) - (SELECT count(*) FROM gone)"
+}
+
+// pgOldestWrite is the time of the identity's oldest record after since when the count n
+// reaches the limit, and NULL otherwise (when nobody needs it).
+func pgOldestWrite(identity, since, n, limit string) string {
+	return "CASE WHEN " + n + " >= " + limit + " THEN (SELECT min(at) FROM write_times WHERE identity = " +
+		identity + " AND at > " + since + ") END AS oldest"
+}
 
 func (f *Forum) countWritePostgres(ctx context.Context, identity string, token int64, since, now time.Time, limit int) (time.Time, bool, error) {
 	if f.writeLocked != identity {

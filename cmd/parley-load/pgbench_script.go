@@ -15,7 +15,8 @@ import (
 // then the asker decides and closes. Each step is one transaction with what one send writes:
 //
 //   - the writes_per_minute record: the identity's advisory lock, the delete of its records
-//     older than a minute, the count and the insert of write_times (storage/write_rate.go);
+//     older than a minute, the count (the identity's row of write_counts, kept by a trigger)
+//     and the insert of write_times (storage/write_rate.go);
 //   - for an ask, the thread;
 //   - the message (its search column is computed by Postgres in the insert);
 //   - the event, when the thread's state changes;
@@ -100,8 +101,8 @@ func sendSQL(st cycleStep) string {
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	line("BEGIN;")
 	line("SELECT pg_advisory_xact_lock(hashtextextended('parley writes of ' || %s, 0));", who)
-	line("WITH gone AS (DELETE FROM write_times WHERE identity = %[1]s AND at <= now() - interval '1 minute'), "+
-		"recent AS (SELECT count(*) AS n FROM write_times WHERE identity = %[1]s AND at > now() - interval '1 minute'), "+
+	line("WITH gone AS (DELETE FROM write_times WHERE identity = %[1]s AND at <= now() - interval '1 minute' RETURNING 1), "+
+		"recent AS (SELECT coalesce((SELECT n FROM write_counts WHERE identity = %[1]s), 0) - (SELECT count(*) FROM gone) AS n), "+
 		"added AS (INSERT INTO write_times (identity, at) SELECT %[1]s, now() FROM recent WHERE n < %[2]d) "+
 		"SELECT n FROM recent;", who, writeRateLimit)
 	if st.kind == "ask" {

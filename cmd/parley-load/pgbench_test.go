@@ -86,11 +86,12 @@ func TestPgbenchWritesWhatSendsWrite(t *testing.T) {
 func writtenRows(t *testing.T, db *storage.DB, roles map[string]string) map[string][]map[string]any {
 	t.Helper()
 	tables := map[string]string{
-		"threads":     "id",
-		"messages":    "id",
-		"events":      "id",
-		"feed":        "seq",
-		"write_times": "at, identity",
+		"threads":      "id",
+		"messages":     "id",
+		"events":       "id",
+		"feed":         "seq",
+		"write_times":  "at, identity",
+		"write_counts": "identity",
 	}
 	var inboxSeq int64
 	if err := db.NewRaw("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM inbox_seq").Scan(context.Background(), &inboxSeq); err != nil {
