@@ -151,8 +151,8 @@ func dump(t *testing.T, db *storage.DB) rows {
 	return r
 }
 
-// The baseline writes rows the protocol reads as its own: a whole conversation, then the
-// thread as the protocol shows it.
+// The baseline writes rows the protocol reads as its own: a whole conversation, each write
+// counted against its identity's limit, then the thread as the protocol shows it.
 func TestDirectWritesAConversation(t *testing.T) {
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) { directConversation(t, kind) })
@@ -189,6 +189,19 @@ func directConversation(t *testing.T, kind storage.Kind) {
 	} {
 		if err := d.Reply(ctx, th, r.kind, r.who, "A "+r.kind+".", r.from, r.to); err != nil {
 			t.Fatalf("%s: %v", r.kind, err)
+		}
+	}
+	// Each write is counted against its identity's writes_per_minute, as a send's is.
+	for who, want := range map[string]int{asker: 3, other: 3} {
+		var records, counted int
+		if err := db.NewRaw("SELECT count(*) FROM write_times WHERE identity = ?", who).Scan(ctx, &records); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.NewRaw("SELECT n FROM write_counts WHERE identity = ?", who).Scan(ctx, &counted); err != nil {
+			t.Fatal(err)
+		}
+		if records != want || counted != want {
+			t.Errorf("%s: %d writes recorded, %d counted; want %d", who, records, counted, want)
 		}
 	}
 	svc := protocol.New(db, protocol.Options{})

@@ -15,8 +15,8 @@ import (
 )
 
 // Direct is the baseline that Send is measured against: for each message it issues the inserts
-// and updates that Send issues — the message, the thread with its inbox position, the event
-// when the state changes — in one transaction, straight through database/sql and the driver
+// and updates that Send issues — the writes_per_minute record of its identity, the message,
+// the thread with its inbox position, the event when the state changes — in one transaction, straight through database/sql and the driver
 // (pgx or the pure-Go SQLite), with bound parameters and the driver's statement cache. It
 // does none of what Send does besides: no token lookup, no reads of the parent or the thread,
 // no checks, no ORM. What Send needs to know, the caller keeps in memory (DirectThread).
@@ -68,7 +68,7 @@ type DirectThread struct {
 // and inbox position — the four statements of Send's ask.
 func (d *Direct) Ask(ctx context.Context, identity, body string) (DirectThread, error) {
 	th := DirectThread{Creator: identity, Title: body}
-	err := d.tx(ctx, func(tx *sql.Tx, now time.Time) error {
+	err := d.tx(ctx, identity, func(tx *sql.Tx, now time.Time) error {
 		if err := tx.QueryRowContext(ctx, d.q.insertThread, body, now, identity, now, now).Scan(&th.ID); err != nil {
 			return err
 		}
@@ -91,7 +91,7 @@ func (d *Direct) Ask(ctx context.Context, identity, body string) (DirectThread, 
 // nothing but the thread's count; decide and close end the awaiting. from and to name the
 // state change the message makes (an event is written); equal, they mean none.
 func (d *Direct) Reply(ctx context.Context, th DirectThread, kind, identity, body, from, to string) error {
-	return d.tx(ctx, func(tx *sql.Tx, now time.Time) error {
+	return d.tx(ctx, identity, func(tx *sql.Tx, now time.Time) error {
 		var msg int64
 		var err error
 		switch kind {
@@ -130,17 +130,49 @@ func (d *Direct) Reply(ctx context.Context, th DirectThread, kind, identity, bod
 	})
 }
 
-func (d *Direct) tx(ctx context.Context, fn func(tx *sql.Tx, now time.Time) error) error {
+// tx runs fn in one transaction after the count of identity's write, as Send counts it.
+func (d *Direct) tx(ctx context.Context, identity string, fn func(tx *sql.Tx, now time.Time) error) error {
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx, storage.Now()); err != nil {
+	now := storage.Now()
+	err = d.countWrite(ctx, tx, identity, now)
+	if err == nil {
+		err = fn(tx, now)
+	}
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	return tx.Commit()
 }
+
+// countWrite records the write of identity at now against writes_per_minute, as Send's
+// count does (storage/write_rate.go): on Postgres under the identity's advisory lock, in one
+// statement; on SQLite, whose one writer already takes turns, in two. The limit is the load
+// tool's, which nothing reaches; a write over it is an error.
+func (d *Direct) countWrite(ctx context.Context, tx *sql.Tx, identity string, now time.Time) error {
+	since := now.Add(-time.Minute)
+	if d.kind == storage.Postgres {
+		if _, err := tx.ExecContext(ctx, d.q.lockWrites, "parley writes of "+identity); err != nil {
+			return err
+		}
+	} else if _, err := tx.ExecContext(ctx, d.q.deleteOldWrites, identity, since); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, d.q.countWrite, identity, since, now, directWriteLimit)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err == nil && n != 1 {
+		return fmt.Errorf("benchdata: %s has written %d times within a minute", identity, directWriteLimit)
+	}
+	return nil
+}
+
+// directWriteLimit is the writes_per_minute the baseline counts against: the load tool's.
+const directWriteLimit = 1_000_000
 
 // update runs one UPDATE of the thread: args, then (moving it in the inbox) the new
 // position's sequence number where the dialect binds one, then the thread's id.
@@ -188,6 +220,7 @@ func (d *Direct) insertEvent(ctx context.Context, tx *sql.Tx, now time.Time, thr
 }
 
 type directQueries struct {
+	lockWrites, deleteOldWrites, countWrite                       string
 	insertThread, insertMessage, insertEvent                      string
 	opened, answered, answeredState, noted, settled, settledState string
 	readThread, readMessages, readClaims, readStances             string // see ReadThread
@@ -200,7 +233,14 @@ func directQueriesFor(kind storage.Kind) directQueries {
 	if kind == storage.Postgres {
 		position = "inbox_tx = pg_current_xact_id()::text::bigint, inbox_seq = nextval('inbox_seq')"
 	}
+	// The count of the write: the identity's row of write_counts, kept by triggers on
+	// write_times, counts its records once those older than a minute are gone — on Postgres
+	// deleted in the same statement, whose read of write_counts still counts them.
 	q := directQueries{
+		lockWrites:      "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
+		deleteOldWrites: "DELETE FROM write_times WHERE identity = ? AND at <= ?",
+		countWrite: `INSERT INTO write_times (identity, at) SELECT ?1, ?3
+			WHERE coalesce((SELECT n FROM write_counts WHERE identity = ?1), 0) < ?4`,
 		insertThread: `INSERT INTO threads (title, state, state_origin, state_confirmed_at, confirmed_state,
 			creator, creator_extension, message_count, awaiting_mode, awaiting_identity, awaiting_extension,
 			inbox_tx, inbox_seq, created_at, updated_at)
@@ -233,7 +273,10 @@ func directQueriesFor(kind storage.Kind) directQueries {
 	}
 	q.readThread, q.readMessages, q.readClaims, q.readStances = readQueries(kind)
 	if kind == storage.Postgres {
-		for _, s := range []*string{&q.insertThread, &q.insertMessage, &q.insertEvent, &q.opened,
+		q.countWrite = `WITH gone AS (DELETE FROM write_times WHERE identity = $1 AND at <= $2 RETURNING 1)
+			INSERT INTO write_times (identity, at) SELECT $1, $3
+			WHERE coalesce((SELECT n FROM write_counts WHERE identity = $1), 0) - (SELECT count(*) FROM gone) < $4`
+		for _, s := range []*string{&q.lockWrites, &q.insertThread, &q.insertMessage, &q.insertEvent, &q.opened,
 			&q.answered, &q.answeredState, &q.noted, &q.settled, &q.settledState,
 			&q.readThread, &q.readMessages, &q.readClaims, &q.readStances} {
 			*s = numbered(*s)
