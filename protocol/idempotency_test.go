@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -260,13 +261,23 @@ func TestIdempotencyKeysAreSwept(t *testing.T) {
 		if _, err := db.NewInsert().Model(young).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
-		n, err := svc.SweepIdempotencyKeys(ctx)
-		if err != nil || n != 1203 {
-			t.Fatalf("swept %d keys (%v), want 1203", n, err)
+		// A key whose id came after the young one's and whose time is older (a write that
+		// committed late) goes with the batch it is in: the sweep reads the keys in the
+		// order of their ids, and removes those past their time.
+		late := &storage.IdempotencyKey{Identity: "ainotes:bob", Key: "late", Operation: "send", InputSHA256: "x", Body: "{}", CreatedAt: old}
+		if _, err := db.NewInsert().Model(late).Exec(ctx); err != nil {
+			t.Fatal(err)
 		}
-		left, err := db.NewSelect().Model((*storage.IdempotencyKey)(nil)).Count(ctx)
-		if err != nil || left != 1 {
-			t.Fatalf("%d keys left (%v), want the young one", left, err)
+		n, err := svc.SweepIdempotencyKeys(ctx)
+		if err != nil || n != 1204 {
+			t.Fatalf("swept %d keys (%v), want 1204", n, err)
+		}
+		var left []string
+		if err := db.NewSelect().Model((*storage.IdempotencyKey)(nil)).Column("key").Order("id").Scan(ctx, &left); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(left, []string{"young"}) {
+			t.Fatalf("keys left %q, want the young one", left)
 		}
 	})
 }

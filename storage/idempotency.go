@@ -86,12 +86,19 @@ var (
 	sqliteKeepKeyConflict = ` ON CONFLICT ("identity", "key") DO NOTHING RETURNING "id"`
 )
 
-// SweepIdempotencyKeys removes at most batch keys made before cutoff, oldest first, in one
-// short statement, and reports how many it removed. A caller sweeps in a loop of small
-// batches so that no statement holds anything for long.
+// SweepIdempotencyKeys removes, of the batch oldest keys by id, those made before cutoff, in
+// one short statement, and reports how many it removed. A caller sweeps in a loop of small
+// batches so that no statement holds anything for long, and stops at a batch with fewer.
+//
+// Ids follow the keys' times — on SQLite exactly (one writer, and the key's time is taken in
+// its write), on Postgres up to the few milliseconds by which concurrent writes commit out of
+// order — so the oldest keys come first and the sweep needs no index of its own on the time
+// (which every keyed write would change). A key made before cutoff behind a younger one waits
+// for the next sweep after that one's cutoff: keys are kept at least their time, never less
+// (PROTOCOL.md § 15).
 func (db *DB) SweepIdempotencyKeys(ctx context.Context, cutoff time.Time, batch int) (int, error) {
 	res, err := db.NewRaw(`DELETE FROM idempotency_keys WHERE id IN
-		(SELECT id FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)`, cutoff, batch).Exec(ctx)
+		(SELECT id FROM idempotency_keys ORDER BY id LIMIT ?) AND created_at < ?`, batch, cutoff).Exec(ctx)
 	if err != nil {
 		return 0, translate(err)
 	}
