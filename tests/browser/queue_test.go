@@ -11,8 +11,8 @@ import (
 // testQueueResults: in the queue, with and without JavaScript, each confirm leaves a visible
 // result line, "Confirmed th_N as answered — Undo", that stays while the queue follows the
 // forum live, and its Undo re-marks the thread back; Confirm selected confirms the rows
-// ticked, each as its own operation, with a result line for each; the navigation counts
-// what waits.
+// ticked, each as its own operation, with a result line for each, and a live refresh keeps
+// the rows ticked; the navigation counts what waits.
 func testQueueResults(t *testing.T, f *forum) {
 	withAndWithoutJavaScript(t, func(t *testing.T, js bool) {
 		one, _ := f.proposal(t, fmt.Sprintf("Confirmed with a result line (js %t)?", js))
@@ -54,8 +54,16 @@ func testQueueResults(t *testing.T, f *forum) {
 		f.checkState(t, one, "open", true)
 
 		loads = tb.watchLoads("Confirm selected", js)
+		tb.do(chromedp.Click(chromedp.CSS(row(two) + ` input[name="item"]`)))
+		if js {
+			// A live refresh while a box is ticked keeps it ticked.
+			three, _ := f.proposal(t, "Arriving while a box is ticked?")
+			tb.do(chromedp.WaitVisible(chromedp.CSS(row(three) + ` [data-action="confirm"]`)))
+			if tb.count(row(two)+` input[name="item"]:checked`) != 1 {
+				t.Error("a live refresh of the queue unticked the selected row")
+			}
+		}
 		tb.do(
-			chromedp.Click(chromedp.CSS(row(two)+` input[name="item"]`)),
 			chromedp.Click(chromedp.CSS(`[data-action="confirm-selected"]`)),
 			chromedp.WaitVisible(chromedp.CSS(result(two)+` [data-action="undo"]`)),
 		)
