@@ -35,9 +35,15 @@ var artifactInfoColumns = []string{"ref", "size", "media_type", "identity", "cre
 // written, so that bytes over it are never written at all; bytes stored already cost nothing.
 // It returns only once the bytes are durable: on Postgres a commit is (synchronous_commit, its
 // default); on SQLite, whose other writes commit with synchronous NORMAL, this commit alone
-// syncs the write-ahead log (synchronous FULL on the connection that commits it).
+// syncs the write-ahead log (synchronous FULL on the connection that commits it) — the
+// writer's connection, in its turn, as every other write.
 func (db *DB) PutArtifact(ctx context.Context, a *Artifact, quota ArtifactQuota, first func(ctx context.Context, f *Forum) error, then ...func(ctx context.Context, f *Forum, stored *Artifact) error) (*Artifact, error) {
-	conn, err := db.Conn(ctx)
+	release, err := db.takeWriter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	conn, err := db.writes.Conn(ctx)
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -27,9 +27,12 @@ import (
 // sqliteTime is how bun writes a time into SQLite's SQL (schema.BaseDialect.AppendTime).
 const sqliteTime = "2006-01-02 15:04:05.999999-07:00"
 
-// sqliteStatements are the prepared statements of a DB on SQLite, by their text, and the
-// texts being prepared in the background (see Forum.stmt).
+// sqliteStatements are the prepared statements of one of a DB's pools on SQLite, by their
+// text, and the texts being prepared in the background (see Forum.stmt). The writer's pool and
+// the readers' pool have a set each: a statement prepared on one pool cannot run in a
+// transaction of the other.
 type sqliteStatements struct {
+	pool      *sql.DB
 	mu        sync.Mutex
 	stmts     map[string]*sql.Stmt
 	preparing map[string]bool
@@ -68,24 +71,23 @@ func (s *sqliteStatements) keep(query string, st *sql.Stmt) *sql.Stmt {
 	return st
 }
 
-// sqliteStmt is the prepared statement of query on the database (outside a transaction). The
-// lock is not held while it is prepared: preparing waits for a free connection, and every
+// prepared is the statement of query prepared on the pool (for use outside a transaction).
+// The lock is not held while it is prepared: preparing waits for a free connection, and every
 // other caller would wait behind it.
-func (db *DB) sqliteStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st := db.sqlite.cached(query); st != nil {
+func (s *sqliteStatements) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st := s.cached(query); st != nil {
 		return st, nil
 	}
-	st, err := db.DB.DB.PrepareContext(ctx, query)
+	st, err := s.pool.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, translate(err)
 	}
-	return db.sqlite.keep(query, st), nil
+	return s.keep(query, st), nil
 }
 
-// prepareSQLiteStmtLater prepares query on the pool in the background, once, for the writes
-// that come after: the write that asked for it has gone on with a statement of its own.
-func (db *DB) prepareSQLiteStmtLater(query string) {
-	s := &db.sqlite
+// prepareLater prepares query on the pool in the background, once, for the writes that come
+// after: the write that asked for it has gone on with a statement of its own.
+func (s *sqliteStatements) prepareLater(query string) {
 	s.mu.Lock()
 	if s.closed || s.preparing[query] || s.stmts[query] != nil {
 		s.mu.Unlock()
@@ -105,7 +107,7 @@ func (db *DB) prepareSQLiteStmtLater(query string) {
 		defer s.background.Done()
 		ctx, cancel := context.WithTimeout(stop, time.Minute)
 		defer cancel()
-		st, err := db.DB.DB.PrepareContext(ctx, query)
+		st, err := s.pool.PrepareContext(ctx, query)
 		s.mu.Lock()
 		delete(s.preparing, query)
 		s.mu.Unlock()
@@ -123,10 +125,9 @@ func (s *sqliteStatements) isClosed() bool {
 	return s.closed
 }
 
-// closeSQLiteStatements ends and waits for the preparations in the background and closes the
-// prepared statements (with the database).
-func (db *DB) closeSQLiteStatements() {
-	s := &db.sqlite
+// close ends and waits for the preparations in the background and closes the prepared
+// statements (with the database).
+func (s *sqliteStatements) close() {
 	s.mu.Lock()
 	s.closed = true
 	if s.cancel != nil {
@@ -145,20 +146,19 @@ func (db *DB) closeSQLiteStatements() {
 // sqliteHot reports whether the SQLite hot path applies: on SQLite, inside DB.Write.
 func (f *Forum) sqliteHot() bool { return f.db.kind == SQLite && f.tx != nil }
 
-// stmt is query prepared on the write's connection. A statement not yet prepared on the pool
-// is prepared on the write's own connection for this write (and on the pool in the
-// background for the next): preparing on the pool would wait for a free connection, and in a
-// burst of writes right after a start every connection is held by a write waiting for the
-// one writer SQLite allows, which itself would wait here — until busy_timeout ended them all.
+// stmt is query prepared on the write's connection. A statement not yet prepared on the
+// writer's pool is prepared on the write's own connection for this write (and on the pool in
+// the background for the next): the pool's one connection is the one this write holds, so
+// preparing there would wait for the write itself.
 func (f *Forum) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st := f.db.sqlite.cached(query); st != nil {
+	if st := f.db.sqliteWrites.cached(query); st != nil {
 		return f.tx.StmtContext(ctx, st), nil
 	}
 	st, err := f.tx.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, translate(err)
 	}
-	f.db.prepareSQLiteStmtLater(query)
+	f.db.sqliteWrites.prepareLater(query)
 	return st, nil
 }
 
@@ -358,7 +358,7 @@ func (f *Forum) countWriteSQLite(ctx context.Context, identity string, token int
 // (Token.Reached) in the same statement: its rooms, stored as "2,5", and the rooms inside
 // them, as a JSON array; NULL for a token without rooms.
 func (db *DB) sqliteTokenByHash(ctx context.Context, t *Token, hash string) error {
-	st, err := db.sqliteStmt(ctx, strings.TrimSuffix(db.sqliteModelOf(t).all, ` FROM "tokens"`)+`,
+	st, err := db.sqliteReads.prepared(ctx, strings.TrimSuffix(db.sqliteModelOf(t).all, ` FROM "tokens"`)+`,
 		CASE WHEN "rooms" = '' OR "human" THEN NULL ELSE (SELECT json_group_array(r.id) FROM
 			(SELECT id FROM rooms AS r WHERE instr(',' || tokens.rooms || ',', ',' || r.id || ',') > 0
 				OR instr(',' || tokens.rooms || ',', ',' || r.parent_id || ',') > 0 ORDER BY id) AS r)

@@ -5,6 +5,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -33,12 +34,20 @@ type DB struct {
 	tokens       *tokenCache // the verified agent tokens, on Postgres (token_cache.go)
 	// listenURL is where the connection that LISTENs for changes connects; "" is url.
 	listenURL string
-	// On SQLite: the hot path's prepared statements (hotpath_sqlite.go), and the one writer:
-	// a read-write transaction of this process holds writer from before its BEGIN IMMEDIATE
-	// to its end, so that writers queue here, in turn, instead of in SQLite's busy handler,
-	// which sleeps between its tries (1 ms growing to 100 ms) while others take the lock.
-	sqlite sqliteStatements
-	writer chan struct{}
+	// writes is the pool read-write transactions begin on. On a SQLite file it is a pool of
+	// one connection of its own: SQLite allows one writer at a time anyway, and a connection
+	// that alone writes keeps its page cache from one write to the next — a connection finds
+	// its cache stale, and drops it, whenever another connection has committed since its last
+	// transaction, so writes that took turns on the readers' pool read their pages anew each
+	// time. Elsewhere it is the pool itself.
+	writes *bun.DB
+	// On SQLite: the hot path's prepared statements on each pool (hotpath_sqlite.go), and the
+	// one writer: a read-write transaction of this process holds writer from before its
+	// BEGIN IMMEDIATE to its end, so that writers queue here, in turn, instead of in SQLite's
+	// busy handler, which sleeps between its tries (1 ms growing to 100 ms) while others take
+	// the lock.
+	sqliteWrites, sqliteReads sqliteStatements
+	writer                    chan struct{}
 }
 
 // Kind names the database product behind a DB.
@@ -81,12 +90,18 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 			return nil, err
 		}
 		db = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), kind: kind, url: rawURL, preparedMode: preparedMode}
+		db.writes = db.DB
 	case SQLite:
-		sqldb, err := openSQLite(dsn)
+		sqldb, writes, err := openSQLite(dsn)
 		if err != nil {
 			return nil, err
 		}
 		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL, writer: make(chan struct{}, 1)}
+		db.writes = db.DB
+		if writes != nil {
+			db.writes = bun.NewDB(writes, sqlitedialect.New())
+		}
+		db.sqliteWrites.pool, db.sqliteReads.pool = db.writes.DB, db.DB.DB
 	}
 	db.changes = newChanges()
 	db.tokens = newTokenCache()
@@ -95,9 +110,11 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := db.PingContext(pingCtx); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("cannot reach the database at %s: %w", Redact(rawURL), translate(err))
+	for _, pool := range db.pools() {
+		if err := pool.PingContext(pingCtx); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("cannot reach the database at %s: %w", Redact(rawURL), translate(err))
+		}
 	}
 	return db, nil
 }
@@ -113,8 +130,31 @@ func (db *DB) Changes() *Changes { return db.changes }
 // Close stops listening for changes and closes every connection.
 func (db *DB) Close() error {
 	db.changes.close()
-	db.closeSQLiteStatements()
-	return db.DB.Close()
+	db.sqliteWrites.close()
+	db.sqliteReads.close()
+	var err error
+	for _, pool := range db.pools() {
+		err = errors.Join(err, pool.Close())
+	}
+	return err
+}
+
+// pools are the database's connection pools: the readers' (db.DB), and on a SQLite file the
+// writer's of one connection.
+func (db *DB) pools() []*bun.DB {
+	if db.writes == nil || db.writes == db.DB {
+		return []*bun.DB{db.DB}
+	}
+	return []*bun.DB{db.DB, db.writes}
+}
+
+// WriterPool is the pool of the writer's own connection on a SQLite file, and nil where
+// transactions begin on the pool itself (Postgres, an in-memory SQLite database).
+func (db *DB) WriterPool() *sql.DB {
+	if db.writes == nil || db.writes == db.DB {
+		return nil
+	}
+	return db.writes.DB
 }
 
 // Kind reports which database product this is.
@@ -138,15 +178,26 @@ func (db *DB) Healthy(ctx context.Context) error {
 // Tx runs fn in one read-write transaction: everything fn writes is committed together or not
 // at all. Errors come back translated (ErrNotFound, ErrAlreadyExists, ErrUnavailable).
 func (db *DB) Tx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	if db.writer != nil {
-		select {
-		case db.writer <- struct{}{}:
-		case <-ctx.Done():
-			return translate(ctx.Err())
-		}
-		defer func() { <-db.writer }()
+	release, err := db.takeWriter(ctx)
+	if err != nil {
+		return err
 	}
-	return translate(runTx(ctx, db.DB, fn))
+	defer release()
+	return translate(runTx(ctx, db.writes, fn))
+}
+
+// takeWriter waits for this process's turn to write on SQLite (see DB.writer) and returns
+// what gives it up; elsewhere it returns at once.
+func (db *DB) takeWriter(ctx context.Context) (release func(), err error) {
+	if db.writer == nil {
+		return func() {}, nil
+	}
+	select {
+	case db.writer <- struct{}{}:
+		return func() { <-db.writer }, nil
+	case <-ctx.Done():
+		return nil, translate(ctx.Err())
+	}
 }
 
 func parseURL(raw string) (Kind, string, error) {
@@ -211,13 +262,14 @@ func pgConfig(dsn string, opts Options) (*pgx.ConnConfig, error) {
 // openSQLite opens the embedded database in WAL mode with a busy timeout, so that the command
 // line can work beside a running server, and with write transactions that take the write lock
 // when they begin (BEGIN IMMEDIATE), so that concurrent writers queue instead of failing with
-// SQLITE_BUSY half-way through.
-func openSQLite(path string) (*sql.DB, error) {
+// SQLITE_BUSY half-way through. On a file it opens a second pool of one connection for the
+// writer (DB.writes); an in-memory database has one connection, which is both.
+func openSQLite(path string) (readers, writer *sql.DB, err error) {
 	memory := path == ":memory:"
 	if !memory {
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o750); err != nil {
-				return nil, fmt.Errorf("cannot create the folder for %s: %v", path, err)
+				return nil, nil, fmt.Errorf("cannot create the folder for %s: %v", path, err)
 			}
 		}
 	}
@@ -231,20 +283,31 @@ func openSQLite(path string) (*sql.DB, error) {
 	q.Set("_txlock", "immediate")
 	q.Set("_time_format", "sqlite")
 	dsn := "file:" + path + "?" + q.Encode()
-	sqldb, err := sql.Open("sqlite", dsn)
+	readers, err = sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open %s: %v", path, err)
+		return nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
 	}
 	if memory {
 		// Every connection to :memory: is a database of its own: keep exactly one.
-		sqldb.SetMaxOpenConns(1)
-		sqldb.SetConnMaxIdleTime(0)
-		sqldb.SetConnMaxLifetime(0)
-	} else {
-		sqldb.SetMaxOpenConns(8)
-		sqldb.SetMaxIdleConns(8)
+		keepOne(readers)
+		return readers, nil, nil
 	}
-	return sqldb, nil
+	readers.SetMaxOpenConns(8)
+	readers.SetMaxIdleConns(8)
+	if writer, err = sql.Open("sqlite", dsn); err != nil {
+		_ = readers.Close()
+		return nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
+	}
+	keepOne(writer)
+	return readers, writer, nil
+}
+
+// keepOne makes pool one connection that stays open for the pool's life.
+func keepOne(pool *sql.DB) {
+	pool.SetMaxOpenConns(1)
+	pool.SetMaxIdleConns(1)
+	pool.SetConnMaxIdleTime(0)
+	pool.SetConnMaxLifetime(0)
 }
 
 // Redact removes a password from a database URL so it can be printed.

@@ -71,6 +71,9 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if writer := db.WriterPool(); writer != nil {
+		m.registry.MustRegister(collectors.NewDBStatsCollector(writer, string(db.Kind())+"-writer"))
+	}
 	// Known reasons start at zero, so that an alert on their rate has a series from the start.
 	for _, r := range protocol.Reasons {
 		for _, t := range []string{transportHTTP, transportMCP} {
