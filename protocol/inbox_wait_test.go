@@ -166,6 +166,14 @@ func listening(t *testing.T, svc *protocol.Service, db *storage.DB) *protocol.In
 	if err != nil {
 		t.Fatal(err)
 	}
+	// On a loaded machine the listening connection can take longer than that wait to open,
+	// and its first wake-up would then wake the test's own waiter once more.
+	for deadline := time.Now().Add(30 * time.Second); db.Kind() == storage.Postgres && !db.Changes().Listening(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the database's announcements were not heard within 30 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	return res
 }
 

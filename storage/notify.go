@@ -28,6 +28,7 @@ type Changes struct {
 	started sync.Once
 	stop    context.CancelFunc
 	stopped chan struct{}
+	heard   bool // the listening connection listens, and its first wake-up is done
 }
 
 // AnyKey stands for every waiter: turns open to anyone, and changes whose key is unknown.
@@ -118,6 +119,21 @@ func (c *Changes) startListening() {
 	})
 }
 
+func (c *Changes) setListening(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.heard = on
+}
+
+// Listening reports whether the database's announcements are heard right now, the wake-up of
+// every waiter that listening again begins with done: from then on a waiter is woken by
+// changes alone. Always false on SQLite, which announces nothing.
+func (c *Changes) Listening() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.heard
+}
+
 // close stops the listening connection, if one was opened.
 func (c *Changes) close() {
 	c.started.Do(func() {}) // no listening from now on
@@ -174,6 +190,8 @@ func (db *DB) listenOnce(ctx context.Context, c *Changes) {
 	db.tokens.reset(true)
 	defer db.tokens.reset(false)
 	c.Publish(AnyKey)
+	c.setListening(true)
+	defer c.setListening(false)
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
