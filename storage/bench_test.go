@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/benchdata"
@@ -31,6 +32,10 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 	ctx := context.Background()
 	db := storagetest.Open(b, kind)
 	if _, err := benchdata.Seed(ctx, db, benchdata.Forum{Messages: messages}); err != nil {
+		b.Fatal(err)
+	}
+	// Other transactions on the same Postgres server can hold the read horizon behind the seed.
+	if err := db.AwaitHorizon(ctx, time.Minute); err != nil {
 		b.Fatal(err)
 	}
 	var after storage.Position

@@ -110,6 +110,11 @@ func newForum(ctx context.Context, db *storage.DB, size, rounds int) (*forum, er
 // are in the room team, so that the inbox filtered to it finds the same five.
 func (f *forum) prepareInbox(ctx context.Context) error {
 	reader := agent(inboxReader)
+	// The reader's reads are complete only once what is committed is behind the horizon:
+	// on a Postgres server others use too, their transactions can hold it back.
+	if err := f.svc.DB().AwaitHorizon(ctx, horizonPatience); err != nil {
+		return err
+	}
 	cursor := ""
 	for {
 		req := `{"limit":100}`
@@ -146,6 +151,9 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 			return fmt.Errorf("%s sends %s: %w", agent(s.from).Identity, s.env, err)
 		}
 	}
+	if err := f.svc.DB().AwaitHorizon(ctx, horizonPatience); err != nil {
+		return err
+	}
 	f.inboxSince = []byte(`{"since":"` + cursor + `"}`)
 	f.inboxSinceRoom = []byte(`{"since":"` + cursor + `","room":"` + roomName + `"}`)
 	for _, req := range [][]byte{f.inboxSince, f.inboxSinceRoom} {
@@ -159,6 +167,9 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 	}
 	return nil
 }
+
+// horizonPatience bounds each wait of prepareInbox for the read horizon.
+const horizonPatience = time.Minute
 
 // prepareList pages through the threads, newest first, to the middle of the forum and keeps
 // the cursor there: a later page costs what the first does only if the cursor is followed

@@ -11,6 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
@@ -116,5 +119,44 @@ func TestFlags(t *testing.T) {
 		if code := run(args); code != 2 {
 			t.Errorf("parley-curves %v exits with %d, want 2", args, code)
 		}
+	}
+}
+
+// TestForumWaitsForTheHorizon prepares a forum while a transaction of someone else on the
+// same Postgres server runs, from before the seed until after the new items: the reader's
+// catch-up and its five new items are only complete once that transaction has ended.
+func TestForumWaitsForTheHorizon(t *testing.T) {
+	ctx := context.Background()
+	db := storagetest.OpenIsolated(t, storage.Postgres) // it holds the server's horizon
+	held, done := make(chan struct{}), make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		errs <- db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			if _, err := tx.ExecContext(ctx, "SELECT pg_current_xact_id()"); err != nil {
+				return err
+			}
+			close(held)
+			<-done
+			return nil
+		})
+	}()
+	select {
+	case <-held:
+	case err := <-errs:
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(2 * time.Second) // past the seed and the sends
+		close(done)
+	}()
+	f, err := newForum(ctx, db, 1000, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errs; err != nil {
+		t.Fatalf("the held transaction: %v", err)
+	}
+	if f.inboxItems != 5 {
+		t.Fatalf("the reader sees %d new items, want 5", f.inboxItems)
 	}
 }
