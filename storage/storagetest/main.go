@@ -14,13 +14,16 @@ import (
 var mainRunning atomic.Bool
 
 // Main runs the tests of a package and then stops what storagetest started for them: the
-// template database and, unless PARLEY_TEST_POSTGRES named a server, the Postgres cluster.
+// template databases and, unless PARLEY_TEST_POSTGRES named a server, the Postgres cluster.
 // Call it from TestMain:
 //
 //	func TestMain(m *testing.M) { storagetest.Main(m) }
 func Main(m *testing.M) {
 	mainRunning.Store(true)
 	code := m.Run()
+	if err := removeSQLiteTemplate(); err != nil {
+		fmt.Fprintf(os.Stderr, "storagetest: removing the SQLite template: %v\n", err)
+	}
 	if pgServer != nil {
 		if err := pgServer.close(); err != nil {
 			fmt.Fprintf(os.Stderr, "storagetest: cleaning up Postgres: %v\n", err)

@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/parleyforum/parley/migrations"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -48,13 +47,8 @@ func Open(t testing.TB, kind storage.Kind) *storage.DB {
 	t.Helper()
 	switch kind {
 	case storage.SQLite:
-		db := open(t, NewURL(t, kind))
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if _, err := migrations.Up(ctx, db); err != nil {
-			t.Fatalf("storagetest: migrating the test database: %v", err)
-		}
-		return db
+		requireMain(t)
+		return open(t, migratedSQLiteURL(t))
 	case storage.Postgres:
 		return open(t, postgres(t).migratedDatabase(t))
 	}
