@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"strconv"
+	"sync"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -12,14 +13,17 @@ import (
 )
 
 // dummyHash is checked when the name is unknown, so that a wrong name costs the same time
-// as a wrong password and the answer tells nothing about which names exist.
-var dummyHash = func() string {
+// as a wrong password and the answer tells nothing about which names exist. It is made once,
+// when the first pages are built (newPages starts it), not when the package is loaded: a hash
+// costs 64 MiB and a quarter of a second, which every command of the binary — parley version,
+// parley token add — would otherwise pay without ever serving a login.
+var dummyHash = sync.OnceValue(func() string {
 	h, err := password.Hash("parley-no-such-account")
 	if err != nil {
 		panic(err)
 	}
 	return h
-}()
+})
 
 // loginForm is GET /login.
 func (p *pages) loginForm(r *pageRequest) error {
@@ -56,7 +60,7 @@ func (p *pages) login(r *pageRequest) error {
 		return r.render(fiber.StatusTooManyRequests, views.LoginPage(form))
 	}
 	var u *storage.User
-	hash := dummyHash
+	hash := dummyHash()
 	if form.Name != "" {
 		u, err = p.db.UserByName(ctx, name)
 		switch {

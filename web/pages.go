@@ -50,6 +50,7 @@ const (
 )
 
 func newPages(svc *protocol.Service, rep *reputation.Service, opts Options) *pages {
+	go dummyHash() // ready before the first login of an unknown name, usually
 	return &pages{
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		publicRead: opts.PublicRead, log: opts.Logger,

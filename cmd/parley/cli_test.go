@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
+	"github.com/parleyforum/parley/tests/parleybin"
 )
 
 // These tests run the built binary, as an operator or a script would, and hold it to
@@ -69,15 +69,8 @@ func (in invocation) runWith(t *testing.T, stdin io.Reader) result {
 	return r
 }
 
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PARLEY_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
+// cleanEnv is the environment of a parley run: see parleybin.Env.
+func cleanEnv() []string { return parleybin.Env() }
 
 // ok fails the test unless the run succeeded with nothing on standard error.
 func (r result) ok(t *testing.T, what string) result {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parleyforum/parley/tests/parleybin"
 )
 
 // forumServer is one running parley serve, as an operator starts it.
@@ -101,17 +103,8 @@ func stopServer(t *testing.T, cmd *exec.Cmd, done chan error, stderr *bytes.Buff
 	}
 }
 
-// parleyEnv is the environment of the processes the tests start: this one's, without any
-// PARLEY_ setting of the developer's that could change them.
-func parleyEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PARLEY_") {
-			env = append(env, kv)
-		}
-	}
-	return env
-}
+// parleyEnv is the environment of a parley process: see parleybin.Env.
+func parleyEnv() []string { return parleybin.Env() }
 
 // command runs a parley command against the server's database, as an operator does beside
 // the running server, and returns its standard output.

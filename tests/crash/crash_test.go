@@ -111,17 +111,8 @@ func stderrOf(err error) string {
 	return ""
 }
 
-// serverEnv is the environment of the processes the test starts: this one's, without any
-// PARLEY_ setting that could change them, and with a write limit the load does not reach.
-func serverEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PARLEY_") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "PARLEY_LIMIT_WRITES_PER_MINUTE=1000000")
-}
+// serverEnv is the environment of a parley process: see parleybin.Env.
+func serverEnv() []string { return parleybin.Env("PARLEY_LIMIT_WRITES_PER_MINUTE=1000000") }
 
 // server is one running parley serve.
 type server struct {

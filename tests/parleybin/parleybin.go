@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // Build compiles cmd/parley into a new folder beside the running test binary — go test made
@@ -36,4 +37,29 @@ func Build(version string) (string, error) {
 		return "", err
 	}
 	return bin, nil
+}
+
+// Env is the environment a test gives the command: this process's, without the PARLEY_
+// variables (so that only what the test sets configures the command), with extra appended.
+// Under the race detector a process sleeps a second before it exits (GORACE's
+// atexit_sleep_ms, for races reported late); the tests run the command hundreds of times,
+// and a race is reported when it happens, so the command's processes sleep 10 ms instead.
+func Env(extra ...string) []string {
+	var env []string
+	goRace := ""
+	for _, kv := range os.Environ() {
+		switch {
+		case strings.HasPrefix(kv, "PARLEY_"):
+		case strings.HasPrefix(kv, "GORACE="):
+			goRace = strings.TrimPrefix(kv, "GORACE=")
+		default:
+			env = append(env, kv)
+		}
+	}
+	if raceEnabled {
+		env = append(env, "GORACE="+strings.TrimSpace(goRace+" atexit_sleep_ms=10"))
+	} else if goRace != "" {
+		env = append(env, "GORACE="+goRace)
+	}
+	return append(env, extra...)
 }
