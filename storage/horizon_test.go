@@ -6,41 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
-
-// holdTransaction starts a transaction on db that holds a transaction id until release is
-// called, as a long transaction of another application on the same server does.
-func holdTransaction(t *testing.T, db *storage.DB) (release func()) {
-	t.Helper()
-	held, done := make(chan struct{}), make(chan struct{})
-	errs := make(chan error, 1)
-	go func() {
-		errs <- db.Tx(context.Background(), func(ctx context.Context, tx bun.Tx) error {
-			var id int64
-			if err := tx.NewRaw("SELECT pg_current_xact_id()::text::bigint").Scan(ctx, &id); err != nil {
-				return err
-			}
-			close(held)
-			<-done
-			return nil
-		})
-	}()
-	select {
-	case <-held:
-	case err := <-errs:
-		t.Fatalf("holding a transaction: %v", err)
-	}
-	return func() {
-		close(done)
-		if err := <-errs; err != nil {
-			t.Errorf("the held transaction: %v", err)
-		}
-	}
-}
 
 // AwaitHorizon returns at once when nothing older runs, and waits for a transaction that
 // began before it, however long, up to its patience.
@@ -54,7 +22,7 @@ func TestAwaitHorizon(t *testing.T) {
 	if err := db.AwaitHorizon(ctx, 10*time.Second); err != nil {
 		t.Fatalf("with nothing running: %v", err)
 	}
-	release := holdTransaction(t, db)
+	release := storagetest.HoldTransaction(t, db)
 	if err := db.AwaitHorizon(ctx, 300*time.Millisecond); err == nil {
 		t.Fatal("AwaitHorizon returned while an older transaction still ran")
 	}

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun"
-
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -128,33 +126,14 @@ func TestFlags(t *testing.T) {
 func TestForumWaitsForTheHorizon(t *testing.T) {
 	ctx := context.Background()
 	db := storagetest.OpenIsolated(t, storage.Postgres) // it holds the server's horizon
-	held, done := make(chan struct{}), make(chan struct{})
-	errs := make(chan error, 1)
-	go func() {
-		errs <- db.Tx(ctx, func(ctx context.Context, tx bun.Tx) error {
-			if _, err := tx.ExecContext(ctx, "SELECT pg_current_xact_id()"); err != nil {
-				return err
-			}
-			close(held)
-			<-done
-			return nil
-		})
-	}()
-	select {
-	case <-held:
-	case err := <-errs:
-		t.Fatal(err)
-	}
+	release := storagetest.HoldTransaction(t, db)
 	go func() {
 		time.Sleep(2 * time.Second) // past the seed and the sends
-		close(done)
+		release()
 	}()
 	f, err := newForum(ctx, db, 1000, 3)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := <-errs; err != nil {
-		t.Fatalf("the held transaction: %v", err)
 	}
 	if f.inboxItems != 5 {
 		t.Fatalf("the reader sees %d new items, want 5", f.inboxItems)
