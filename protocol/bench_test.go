@@ -521,6 +521,7 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 }
 
 func awaitHorizon(b *testing.B, db *storage.DB) {
+	b.Helper()
 	if err := db.AwaitHorizon(context.Background(), time.Minute); err != nil {
 		b.Fatal(err)
 	}

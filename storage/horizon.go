@@ -27,15 +27,15 @@ func (db *DB) AwaitHorizon(ctx context.Context, patience time.Duration) error {
 	}
 	deadline := time.Now().Add(patience)
 	for {
-		var horizon int64
-		if err := db.NewRaw("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint").Scan(ctx, &horizon); err != nil {
+		var horizon Position
+		if err := db.NewRaw(db.horizonSQL()).Scan(ctx, &horizon.Tx, &horizon.Seq); err != nil {
 			return translate(err)
 		}
-		if horizon > mark {
+		if horizon.Tx > mark {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the read horizon stayed at transaction %d for %s: a transaction older than %d still runs on the server", horizon, patience, mark)
+			return fmt.Errorf("the read horizon stayed at transaction %d for %s: a transaction older than %d still runs on the server", horizon.Tx, patience, mark)
 		}
 		select {
 		case <-ctx.Done():

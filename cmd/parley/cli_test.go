@@ -52,7 +52,7 @@ func (in invocation) runWith(t *testing.T, stdin io.Reader) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, parleyBinary, in.args...)
 	cmd.Dir = t.TempDir()
-	cmd.Env = append(cleanEnv(), in.env...)
+	cmd.Env = append(parleybin.Env(), in.env...)
 	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -68,9 +68,6 @@ func (in invocation) runWith(t *testing.T, stdin io.Reader) result {
 	}
 	return r
 }
-
-// cleanEnv is the environment of a parley run: see parleybin.Env.
-func cleanEnv() []string { return parleybin.Env() }
 
 // ok fails the test unless the run succeeded with nothing on standard error.
 func (r result) ok(t *testing.T, what string) result {

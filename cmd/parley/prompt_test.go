@@ -18,6 +18,7 @@ import (
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
+	"github.com/parleyforum/parley/tests/parleybin"
 	"github.com/parleyforum/parley/web/password"
 )
 
@@ -61,7 +62,7 @@ func TestUserAddPrompt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			keyboard, tty := openTerminal(t)
 			cmd := exec.Command(parleyBinary, "user", "add", "--name", tc.user, "--db", url)
-			cmd.Dir, cmd.Env, cmd.Stdin = t.TempDir(), cleanEnv(), tty
+			cmd.Dir, cmd.Env, cmd.Stdin = t.TempDir(), parleybin.Env(), tty
 			prompts, err := cmd.StderrPipe()
 			if err != nil {
 				t.Fatal(err)

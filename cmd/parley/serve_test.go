@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/parleyforum/parley/storage"
+	"github.com/parleyforum/parley/tests/parleybin"
 )
 
 // server is one running "parley serve".
@@ -40,7 +41,7 @@ func startServe(t *testing.T, args ...string) *server {
 	s := &server{t: t, lines: make(chan string, 100), stderr: new(bytes.Buffer)}
 	s.cmd = exec.Command(parleyBinary, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	s.cmd.Dir = t.TempDir()
-	s.cmd.Env = cleanEnv()
+	s.cmd.Env = parleybin.Env()
 	s.cmd.Stderr = s.stderr
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -36,7 +36,7 @@ func startServer(t *testing.T, dbURL string) *forumServer {
 	s := &forumServer{dbURL: dbURL, dir: t.TempDir()}
 	cmd := exec.Command(parleyBinary, "serve", "--addr", "127.0.0.1:0", "--db", dbURL)
 	cmd.Dir = s.dir
-	cmd.Env = parleyEnv()
+	cmd.Env = parleybin.Env()
 	diesWithTest(cmd)
 	// Read only once the process has ended: Wait returns after the copy into it is done.
 	stderr := new(bytes.Buffer)
@@ -103,9 +103,6 @@ func stopServer(t *testing.T, cmd *exec.Cmd, done chan error, stderr *bytes.Buff
 	}
 }
 
-// parleyEnv is the environment of a parley process: see parleybin.Env.
-func parleyEnv() []string { return parleybin.Env() }
-
 // command runs a parley command against the server's database, as an operator does beside
 // the running server, and returns its standard output.
 func (s *forumServer) command(t *testing.T, stdin string, args ...string) string {
@@ -114,7 +111,7 @@ func (s *forumServer) command(t *testing.T, stdin string, args ...string) string
 	defer cancel()
 	cmd := exec.CommandContext(ctx, parleyBinary, append(args, "--db", s.dbURL)...)
 	cmd.Dir = s.dir
-	cmd.Env = parleyEnv()
+	cmd.Env = parleybin.Env()
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
