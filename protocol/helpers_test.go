@@ -363,8 +363,8 @@ func inboxIDs(t *testing.T, svc *protocol.Service, a *protocol.Actor, req map[st
 }
 
 // inboxWant reads an inbox until it lists exactly want, in order. On Postgres the inbox shows
-// a change once no transaction begun before its commit is still running anywhere on the
-// server, so a read right after a write may briefly lag; it never skips.
+// a change once no transaction begun before its commit is still running in its database, so
+// a read right after a write may briefly lag; it never skips.
 func inboxWant(t *testing.T, svc *protocol.Service, a *protocol.Actor, req map[string]any, want ...string) *protocol.InboxResult {
 	t.Helper()
 	if want == nil {

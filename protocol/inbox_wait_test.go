@@ -183,7 +183,7 @@ func listening(t *testing.T, svc *protocol.Service, db *storage.DB) *protocol.In
 // at the end of its wait.
 func TestLongPollSeesAChangeHeldBehindAnOlderTransaction(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.OpenIsolated(t, storage.Postgres)
+	db := storagetest.Open(t, storage.Postgres)
 	svc := protocol.New(db, protocol.Options{})
 	alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
 	first := listening(t, svc, db)
@@ -215,5 +215,24 @@ func TestLongPollSeesAChangeHeldBehindAnOlderTransaction(t *testing.T) {
 	res := <-done
 	if res == nil || len(res.Items) != 1 || res.Items[0].Thread.ID != asked.Thread.ID {
 		t.Fatalf("the long poll answered %+v, want the thread held back at first", res)
+	}
+}
+
+// A long transaction in another database of the same Postgres server holds back no inbox
+// here: the change is in the first read after the send, as it is on a server of its own.
+func TestInboxIsNotHeldByAnotherDatabase(t *testing.T) {
+	ctx := context.Background()
+	db := storagetest.Open(t, storage.Postgres)
+	release := storagetest.HoldTransaction(t, storagetest.Open(t, storage.Postgres))
+	defer release()
+	svc := protocol.New(db, protocol.Options{})
+	alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
+	asked := send(t, svc, alice, envelope("ask", "", "Held back by a neighbour?"))
+	res, err := svc.Inbox(ctx, bob, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 || res.Items[0].Thread.ID != asked.Thread.ID {
+		t.Fatalf("bob's inbox lists %+v, want the ask at once", res.Items)
 	}
 }

@@ -31,7 +31,7 @@ const icReader = "ainotes:reader"
 // threads that are the reader's.
 func TestInboxCursorUnderConcurrentWrites(t *testing.T) {
 	// Its own Postgres: the held transaction would hold back every other test's inbox.
-	storagetest.EachIsolated(t, func(t *testing.T, db *storage.DB) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		limits := protocol.DefaultLimits()
 		limits.WritesPerMinute = 1 << 20
 		svc := protocol.New(db, protocol.Options{Limits: limits})
@@ -215,7 +215,7 @@ func TestInboxCursorUnderConcurrentWrites(t *testing.T) {
 // cursor stays below the open position), and after the commit it is shown the held thread and
 // all the later ones. SQLite has no such interleaving: its writers take turns.
 func TestInboxCursorWaitsForAnOpenTransaction(t *testing.T) {
-	db := storagetest.OpenIsolated(t, storage.Postgres)
+	db := storagetest.Open(t, storage.Postgres)
 	svc := protocol.New(db, protocol.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -254,7 +254,8 @@ func TestInboxCursorWaitsForAnOpenTransaction(t *testing.T) {
 
 	held := open("held")
 	before := []string{held, open("one"), open("two")}
-	// Other tests' transactions may hold the horizon back for a moment: read until caught up.
+	// A transaction of the service's own in this database may hold the horizon back for a
+	// moment: read until caught up.
 	var cursor string
 	var seen []string
 	for deadline := time.Now().Add(30 * time.Second); len(seen) < len(before); {

@@ -48,17 +48,36 @@ func (db *DB) nextInboxPosition(ctx context.Context, tx bun.IDB) (Position, erro
 // snapshot: every inbox position at or below it is final — no transaction that could still
 // commit will ever write one there — and every later change lands above it.
 //
-// On Postgres, ids of transactions still in progress are never below the snapshot's xmin, and
-// every transaction that gets an id later gets a larger one; so (xmin, 0) bounds what is final,
-// and a cursor that only moves across final positions never skips a concurrent commit.
+// On Postgres, a position's transaction part is its writer's top-level transaction id, and
+// every transaction that gets an id later gets a larger one; so the oldest transaction still
+// in progress in the snapshot bounds what is final, and a cursor that only moves across final
+// positions never skips a concurrent commit. Transaction ids are the server's, not the
+// database's: left at that, one long transaction of another application, in another database
+// of the same server, would hold every reader here back until it ended. A transaction that
+// pg_stat_activity shows running in another database (it shows every role each session's
+// database and transaction id) cannot write here, so it is passed over; one not shown so — of
+// this database, ended since the snapshot, or prepared for two-phase commit and held by no
+// session — still bounds the horizon, which can only make a reader wait, never skip. With none
+// left, the snapshot's xmax is the bound: every id below it has ended. The activity is read
+// only when the snapshot has a transaction in progress.
+//
 // SQLite serialises its writers and hands out positions in commit order, so the last
 // position handed out is the horizon.
 func (db *DB) horizonSQL() string {
 	if db.kind == Postgres {
-		return "SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS htx, 0 AS hseq"
+		return postgresHorizonSQL
 	}
 	return "SELECT 0 AS htx, value AS hseq FROM counters WHERE name = 'inbox'"
 }
+
+const postgresHorizonSQL = `SELECT COALESCE((
+		SELECT min(running) FROM pg_snapshot_xip(snap) AS running
+		WHERE running::xid NOT IN (
+			SELECT backend_xid FROM pg_stat_activity
+			WHERE backend_xid IS NOT NULL
+				AND datid <> (SELECT oid FROM pg_database WHERE datname = current_database()))
+	), pg_snapshot_xmax(snap))::text::bigint AS htx, 0 AS hseq
+	FROM pg_current_snapshot() AS snap`
 
 // feedHorizonSQL is horizonSQL for the feed's positions (migration feed): on Postgres the
 // same bound, on SQLite the last row written, since its rows are numbered in commit order.

@@ -10,9 +10,9 @@ import (
 // horizon of the inbox and the feed (see horizonSQL), so that a reader who pages until nothing
 // more has seen all of it; patience bounds the wait.
 //
-// On Postgres the horizon is the oldest transaction still running anywhere on the server — in
-// any database, of any application — so one that began before the call holds the horizon back
-// until it ends. SQLite's horizon is always the last change, so the call returns at once.
+// On Postgres the horizon is the oldest transaction still running in this database — of this
+// instance, another one or any other client — so one that began before the call holds the
+// horizon back until it ends; those of other databases on the server do not. SQLite's horizon is always the last change, so the call returns at once.
 // Readers never need this (a cursor never skips what the horizon holds back, it only waits);
 // tools that must know a read is complete, such as the measurements, do.
 func (db *DB) AwaitHorizon(ctx context.Context, patience time.Duration) error {
@@ -35,7 +35,7 @@ func (db *DB) AwaitHorizon(ctx context.Context, patience time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the read horizon stayed at transaction %d for %s: a transaction older than %d still runs on the server", horizon.Tx, patience, mark)
+			return fmt.Errorf("the read horizon stayed at transaction %d for %s: a transaction older than %d still runs in the database", horizon.Tx, patience, mark)
 		}
 		select {
 		case <-ctx.Done():

@@ -18,7 +18,7 @@ func TestAwaitHorizon(t *testing.T) {
 		t.Fatalf("SQLite: %v", err)
 	}
 
-	db := storagetest.OpenIsolated(t, storage.Postgres) // it holds the server's horizon
+	db := storagetest.Open(t, storage.Postgres)
 	if err := db.AwaitHorizon(ctx, 10*time.Second); err != nil {
 		t.Fatalf("with nothing running: %v", err)
 	}
@@ -37,5 +37,21 @@ func TestAwaitHorizon(t *testing.T) {
 	}
 	if !released.Load() {
 		t.Fatal("AwaitHorizon returned before the older transaction ended")
+	}
+}
+
+// A transaction running in another database of the same Postgres server cannot write here, so
+// it holds back neither the horizon nor AwaitHorizon: one Parley is not stalled by another
+// application's long transaction on a shared server.
+func TestHorizonPassesOverOtherDatabases(t *testing.T) {
+	ctx := context.Background()
+	db, other := storagetest.Open(t, storage.Postgres), storagetest.Open(t, storage.Postgres)
+	release := storagetest.HoldTransaction(t, other)
+	defer release()
+	if err := db.AwaitHorizon(ctx, 10*time.Second); err != nil {
+		t.Fatalf("held back by the other database's transaction: %v", err)
+	}
+	if err := other.AwaitHorizon(ctx, 300*time.Millisecond); err == nil {
+		t.Fatal("the other database's own horizon passed its running transaction")
 	}
 }

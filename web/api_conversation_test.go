@@ -11,9 +11,8 @@ import (
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
-// The conversation of docs/http.md, request for request (the inbox read waits, as a test on a
-// shared Postgres must: see storagetest.OpenIsolated): ask, answer, decide, confirm, close,
-// and the refusals on the way. When this test changes, the document changes with it.
+// The conversation of docs/http.md, request for request (the inbox read waits, as a client
+// would): ask, answer, decide, confirm, close, and the refusals on the way. When this test changes, the document changes with it.
 func TestAPIConversation(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := newForum(t, db, protocol.Limits{})

@@ -125,7 +125,7 @@ func TestFlags(t *testing.T) {
 // catch-up and its five new items are only complete once that transaction has ended.
 func TestForumWaitsForTheHorizon(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.OpenIsolated(t, storage.Postgres) // it holds the server's horizon
+	db := storagetest.Open(t, storage.Postgres)
 	release := storagetest.HoldTransaction(t, db)
 	go func() {
 		time.Sleep(2 * time.Second) // past the seed and the sends
