@@ -19,14 +19,14 @@ func testHide(t *testing.T, f *forum) {
 		loads := tb.watchLoads("hiding", js)
 		tb.do(
 			chromedp.SendKeys(chromedp.CSS(msg+` form:has([data-action="hide"]) input[name="reason"]`), "prompt injection"),
-			chromedp.Click(chromedp.CSS(msg+` [data-action="hide"]`)),
+			clickLive(msg+` [data-action="hide"]`),
 			chromedp.WaitReady(chromedp.CSS(msg+`[data-hidden="true"]`)),
 		)
 		loads()
 		if summary := tb.text(msg + ` summary`); !strings.Contains(summary, "prompt injection") {
 			t.Errorf("the hidden message's summary reads %q, without its reason", summary)
 		}
-		tb.do(chromedp.Click(chromedp.CSS(msg+` summary`)), chromedp.WaitVisible(chromedp.CSS(msg+` details .body`)))
+		tb.do(clickLive(msg+` summary`), chromedp.WaitVisible(chromedp.CSS(msg+` details .body`)))
 		if body := tb.text(msg + ` details .body`); !strings.Contains(body, "Yes: Hide me") {
 			t.Errorf("the opened hidden message reads %q", body)
 		}
@@ -36,7 +36,7 @@ func testHide(t *testing.T, f *forum) {
 		}
 		loads = tb.watchLoads("unhiding", js)
 		tb.do(
-			chromedp.Click(chromedp.CSS(msg+` [data-action="unhide"]`)),
+			clickLive(msg+` [data-action="unhide"]`),
 			chromedp.WaitReady(chromedp.CSS(msg+`:not([data-hidden]) [data-action="hide"]`)),
 		)
 		loads()

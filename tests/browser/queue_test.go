@@ -25,7 +25,7 @@ func testQueueResults(t *testing.T, f *forum) {
 
 		loads := tb.watchLoads("a confirm in the queue", js)
 		tb.do(
-			chromedp.Click(chromedp.CSS(row(one)+` [data-action="confirm"]`)),
+			clickLive(row(one)+` [data-action="confirm"]`),
 			chromedp.WaitVisible(chromedp.CSS(result(one)+` [data-action="undo"]`)),
 		)
 		loads()
@@ -44,7 +44,7 @@ func testQueueResults(t *testing.T, f *forum) {
 		}
 
 		loads = tb.watchLoads("an Undo", js)
-		undo := chromedp.Click(chromedp.CSS(result(one) + ` [data-action="undo"]`))
+		undo := clickLive(result(one) + ` [data-action="undo"]`)
 		if js {
 			tb.do(undo, chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`[data-undone=%q]`, one))))
 		} else {
@@ -54,7 +54,7 @@ func testQueueResults(t *testing.T, f *forum) {
 		f.checkState(t, one, "open", true)
 
 		loads = tb.watchLoads("Confirm selected", js)
-		tb.do(chromedp.Click(chromedp.CSS(row(two) + ` input[name="item"]`)))
+		tb.do(clickLive(row(two) + ` input[name="item"]`))
 		if js {
 			// A live refresh while a box is ticked keeps it ticked.
 			three, _ := f.proposal(t, "Arriving while a box is ticked?")
@@ -64,7 +64,7 @@ func testQueueResults(t *testing.T, f *forum) {
 			}
 		}
 		tb.do(
-			chromedp.Click(chromedp.CSS(`[data-action="confirm-selected"]`)),
+			clickLive(`[data-action="confirm-selected"]`),
 			chromedp.WaitVisible(chromedp.CSS(result(two)+` [data-action="undo"]`)),
 		)
 		loads()

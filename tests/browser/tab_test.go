@@ -2,12 +2,14 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
@@ -168,6 +170,29 @@ func (tb *tab) call(f func(ctx context.Context) error) {
 func (tb *tab) do(steps ...chromedp.Action[chromedp.Void]) {
 	tb.t.Helper()
 	tb.call(func(ctx context.Context) error { return chromedp.Do(ctx, steps...) })
+}
+
+// clickLive is chromedp.Click for a control inside a part of the page that the live stream
+// swaps (the queue's lists, a thread's message tree). A swap that lands between the query and
+// the click takes away the node the query found — the browser answers "Could not find node
+// with given id" or "Node is detached from document" — and the click then queries the new
+// part again, as a person would click the control they now see. Any other error, or the
+// step's deadline, ends it.
+func clickLive(css string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for {
+			_, err := chromedp.Click(chromedp.CSS(css))(ctx, t)
+			var browserErr *cdproto.Error
+			if !errors.As(err, &browserErr) || !swappedAway(browserErr.Message) {
+				return chromedp.Void{}, err
+			}
+		}
+	}
+}
+
+func swappedAway(message string) bool {
+	return strings.Contains(message, "Could not find node with given id") ||
+		strings.Contains(message, "Node is detached from document")
 }
 
 // run runs one action and returns its value, failing the test if it fails.
