@@ -254,8 +254,8 @@ func TestInboxCursorWaitsForAnOpenTransaction(t *testing.T) {
 
 	held := open("held")
 	before := []string{held, open("one"), open("two")}
-	// A transaction of the service's own in this database may hold the horizon back for a
-	// moment: read until caught up.
+	// The three have committed and nothing else runs in this database, so the first pages
+	// hold them; read as a reader does, until caught up.
 	var cursor string
 	var seen []string
 	for deadline := time.Now().Add(30 * time.Second); len(seen) < len(before); {

@@ -12,7 +12,8 @@ import (
 //
 // On Postgres the horizon is the oldest transaction still running in this database — of this
 // instance, another one or any other client — so one that began before the call holds the
-// horizon back until it ends; those of other databases on the server do not. SQLite's horizon is always the last change, so the call returns at once.
+// horizon back until it ends; those of other databases on the server do not. SQLite's
+// horizon is always the last change, so the call returns at once.
 // Readers never need this (a cursor never skips what the horizon holds back, it only waits);
 // tools that must know a read is complete, such as the measurements, do.
 func (db *DB) AwaitHorizon(ctx context.Context, patience time.Duration) error {
