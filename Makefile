@@ -25,7 +25,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer python3 graphviz fmt clean load load-memory load-sqlite soak curves vulncheck
+.PHONY: build run test bench generate assets tools pgbouncer python3 graphviz fmt clean load load-memory load-sqlite soak curves screenshots vulncheck
 
 # Extra flags of parley-load for the load targets, last so that they win, e.g.
 # make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
@@ -100,6 +100,15 @@ soak: build
 curves:
 	$(GO) build -o bin/parley-curves ./cmd/parley-curves
 	bin/parley-curves --out docs/curves $(CURVES_FLAGS)
+
+## screenshots: the main pages wide and on a phone, in English and German, taken by the
+## browser tests on SQLite (every scenario, so that the pages show what a whole run leaves)
+## into tests/browser/screenshots and rewritten in the 256 colours each uses most: to look
+## at after a change to the pages, and to copy into docs/screenshots (about 5 minutes)
+screenshots: assets tools
+	rm -rf tests/browser/screenshots
+	$(WITH_POSTGRES) -- $(GO) test -count=1 -run 'TestPages/sqlite' ./tests/browser/
+	$(GO) run ./tests/browser/palette tests/browser/screenshots/*.png
 
 ## generate: the Go code of the templ files
 generate:

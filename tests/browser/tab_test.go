@@ -28,8 +28,9 @@ const stepTimeout = 45 * time.Second
 // message the browser logs as an error (a refused Content-Security-Policy among them) fails
 // the test when it ends.
 type tab struct {
-	t   *testing.T
-	ctx context.Context
+	t     *testing.T
+	ctx   context.Context
+	width int64 // the viewport's, CSS pixels
 
 	mu     sync.Mutex
 	errors []string
@@ -64,6 +65,7 @@ func newTab(t *testing.T, browser context.Context, opts tabOptions) *tab {
 	if opts.width == 0 {
 		opts.width, opts.height = 1280, 900
 	}
+	tb.width = opts.width
 	var mobile []chromedp.EmulateViewportOption
 	if opts.mobile {
 		mobile = append(mobile, chromedp.EmulateMobile, chromedp.EmulateTouch)

@@ -1,13 +1,77 @@
-package browser
+// Command palette rewrites PNG screenshots in the 256 colours each uses most, for the copies
+// kept in docs/screenshots: `make screenshots` runs it over tests/browser/screenshots.
+//
+//	go run ./tests/browser/palette FILE.png...
+package main
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"os"
+	"runtime"
 	"sort"
-	"testing"
+	"sync"
 )
+
+// maxKeptBytes is the most a screenshot kept in docs/screenshots may weigh.
+const maxKeptBytes = 250 << 10
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: palette FILE.png...")
+		os.Exit(2)
+	}
+	files := make(chan string)
+	var mu sync.Mutex
+	failed := false
+	var wg sync.WaitGroup
+	for range runtime.NumCPU() {
+		wg.Go(func() {
+			for name := range files {
+				msg, err := rewrite(name)
+				mu.Lock()
+				if err != nil {
+					failed = true
+					fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+				} else {
+					fmt.Println(msg)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, name := range os.Args[1:] {
+		files <- name
+	}
+	close(files)
+	wg.Wait()
+	if failed {
+		os.Exit(1)
+	}
+}
+
+// rewrite replaces the PNG name with its 256-colour version and says what it weighs.
+func rewrite(name string) (string, error) {
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	out, err := paletted(raw)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(name, out, 0o644); err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("%s: %d KB (was %d KB)", name, len(out)>>10, len(raw)>>10)
+	if len(out) > maxKeptBytes {
+		msg += fmt.Sprintf(" — over the %d KB a copy in docs/screenshots may weigh", maxKeptBytes>>10)
+	}
+	return msg, nil
+}
 
 // The screenshots kept in docs/screenshots must stay small (each under 250 KB): a page is a
 // few flat colours and the anti-aliased edges of its text, so the 256 colours it uses most,
@@ -65,38 +129,4 @@ func rgba(c color.Color) color.RGBA { return color.RGBAModel.Convert(c).(color.R
 
 func lessRGBA(a, b color.RGBA) bool {
 	return uint32(a.R)<<24|uint32(a.G)<<16|uint32(a.B)<<8|uint32(a.A) < uint32(b.R)<<24|uint32(b.G)<<16|uint32(b.B)<<8|uint32(b.A)
-}
-
-// A picture of few colours keeps them exactly; one of more keeps 256 and draws the others in
-// the nearest.
-func TestPaletted(t *testing.T) {
-	img := image.NewRGBA(image.Rect(0, 0, 40, 20))
-	for x := 0; x < 40; x++ {
-		for y := 0; y < 20; y++ {
-			img.Set(x, y, color.RGBA{R: uint8(x * 6), G: uint8(y), B: 0x99, A: 0xff})
-		}
-	}
-	img.Set(0, 0, color.RGBA{R: 0x1f, G: 0x4f, B: 0x99, A: 0xff})
-	var raw bytes.Buffer
-	if err := png.Encode(&raw, img); err != nil {
-		t.Fatal(err)
-	}
-	got, err := paletted(raw.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := png.Decode(bytes.NewReader(got))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, ok := out.(*image.Paletted)
-	if !ok || len(p.Palette) != 256 {
-		t.Fatalf("the picture of 800 colours came back as %T", out)
-	}
-	if c := rgba(out.At(5, 5)); c != (color.RGBA{R: 30, G: 5, B: 0x99, A: 0xff}) {
-		t.Logf("a rare colour drawn as %v", c) // the nearest kept colour: not necessarily itself
-	}
-	if c := rgba(out.At(39, 19)); c.B != 0x99 {
-		t.Errorf("a pixel's colour moved far: %v", c)
-	}
 }
