@@ -46,12 +46,20 @@ build: assets generate
 run: build
 	./bin/parley serve
 
+# SQLite's C code translated to Go (modernc.org/sqlite/lib) is compiled without the race
+# detector's instrumentation, as a cgo SQLite's C would be: the detector still checks every
+# Go package, Parley's and the driver's, and sees SQLite's locks (they are sync.Mutex, whose
+# Lock and Unlock tell it). Instrumented, SQLite's own loads and stores made a test on SQLite
+# about 1.6 times slower (docs/testing.md). In GOFLAGS, so that the parley binaries the tests
+# build (tests/parleybin) are built the same way.
+TEST_GOFLAGS := -gcflags=modernc.org/sqlite/lib=-race=false
+
 ## test: every test, with the race detector, on SQLite and Postgres; then govulncheck.
 ## A package may take 20 minutes, not go test's 10: the longest (protocol, web, cmd/parley,
 ## tests/browser, tests/security) take about 2.5 minutes each on a quiet 2-core machine and
 ## came near 10 on one that ran other builds beside them
 test: assets tools pgbouncer python3 graphviz
-	@status=0; $(WITH_POSTGRES) -- $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
+	@status=0; $(WITH_POSTGRES) -- env GOFLAGS="$(TEST_GOFLAGS)" $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
 	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \
 	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
 	exit $$status

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -226,14 +224,14 @@ func TestHostileStrings(t *testing.T) {
 							t.Errorf("%s: %s, want a reason of § 9 with its status", where, got)
 						}
 						leaks.check(t, where, got.raw)
-						if diff := cmp.Diff(before, rows.state(t, s, c, h.f)); diff != "" {
+						if diff := stateDiff(before, rows.state(t, s, c, h.f)); diff != "" {
 							t.Errorf("%s: refused (%s), but the database changed:\n%s", where, got.outcome, diff)
 							dirty = true
 						}
 						continue
 					}
 					if !hf.op.writes && hf.op.name != "artifact_put" && hf.op.name != "key_register" {
-						if diff := cmp.Diff(before, rows.state(t, s, c, h.f)); diff != "" {
+						if diff := stateDiff(before, rows.state(t, s, c, h.f)); diff != "" {
 							t.Errorf("%s: a read changed the database:\n%s", where, diff)
 							dirty = true
 						}

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -63,7 +61,7 @@ func TestSecurityMatrix(t *testing.T) {
 					}
 				}
 				if st.exists() {
-					if diff := cmp.Diff(before, c.snapshot(t, s, shared)); diff != "" {
+					if diff := stateDiff(before, c.snapshot(t, s, shared)); diff != "" {
 						t.Errorf("the refusals changed the thread (-before +after):\n%s", diff)
 					}
 				}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -58,7 +56,7 @@ func TestRepeatedKeysAreRefusedEverywhere(t *testing.T) {
 			}
 			checked++
 		}
-		if diff := cmp.Diff(before, rows.state(t, s, c, f)); diff != "" {
+		if diff := stateDiff(before, rows.state(t, s, c, f)); diff != "" {
 			t.Errorf("requests with a key twice changed the database:\n%s", diff)
 		}
 		t.Logf("a key twice on %s: %d requests refused", db.Kind(), checked)
