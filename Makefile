@@ -55,9 +55,8 @@ run: build
 TEST_GOFLAGS := -gcflags=modernc.org/sqlite/lib=-race=false
 
 ## test: every test, with the race detector, on SQLite and Postgres; then govulncheck.
-## A package may take 20 minutes, not go test's 10: the longest (protocol, web, cmd/parley,
-## tests/browser, tests/security) take about 2.5 minutes each on a quiet 2-core machine and
-## came near 10 on one that ran other builds beside them
+## A package may take 20 minutes, not go test's 10: the longest, tests/browser, takes about 9
+## within make test on the 2-core machine, and more on one that runs other builds beside it
 test: assets tools pgbouncer python3 graphviz
 	@status=0; $(WITH_POSTGRES) -- env GOFLAGS="$(TEST_GOFLAGS)" $(GO) test -race -count=1 -timeout 20m ./... || status=$$?; \
 	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \

@@ -30,8 +30,8 @@ var viewports = []viewport{
 // screenshot saves the whole page the tab shows as screenshots/<name>.png, as Chromium drew
 // it, and fails when the page is wider than the tab's viewport (something scrolls sideways).
 // Chromium's PNG is written unchanged: the 256-colour copies kept in docs/screenshots are
-// made from these by `make screenshots` (tests/browser/palette), which under the race
-// detector took seconds a picture, most of these tests' time.
+// made from these by `make screenshots` (tests/browser/palette). Under the race detector
+// that rewrite took 4–6 s a picture, a third of these tests' time.
 func (tb *tab) screenshot(name string) {
 	tb.t.Helper()
 	raw := run(tb, "screenshot "+name, chromedp.FullScreenshot(100))
