@@ -34,6 +34,15 @@ func answersAsAPI(c *fiber.Ctx, err error) bool {
 // what it had read: its headers, its path.
 func discarded(c *fiber.Ctx) bool { return len(c.Request().Header.RawHeaders()) == 0 }
 
+// refusedWhileRead reports whether the HTTP server refused the request while it read it,
+// before the app's first handler: too large, not received in time, or against a rule of HTTP
+// (a Host that is no host, two Content-Length headers). Every request the app's handlers see
+// passes observeExchanges first, which records its exchange.
+func refusedWhileRead(c *fiber.Ctx) bool {
+	_, seen := c.Locals(exchangeKey{}).(*exchange)
+	return !seen
+}
+
 // requestPath is the request's path; for a discarded request, the path on its request line
 // as the connection saw it (web.Listener keeps a request's first bytes), "" when unknown.
 func requestPath(c *fiber.Ctx) string {

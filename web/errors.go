@@ -25,6 +25,12 @@ import (
 func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 	return func(c *fiber.Ctx, err error) error {
 		c.Set(fiber.HeaderXContentTypeOptions, "nosniff") // also on what no route answered
+		if refusedWhileRead(c) && !discarded(c) {
+			// The URL the server made of a request it refused may not be the request's own
+			// (a Host that is no host moves its path): the answer is in the terms of the
+			// path on its request line.
+			c.Path(targetPath(c.Request().Header.RequestURI()))
+		}
 		err = withoutRequestBytes(c, err)
 		if answersAsAPI(c, err) {
 			return apiErrorAnswer(c, err, log)
@@ -156,12 +162,12 @@ func unavailablePage(c *fiber.Ctx) error {
 }
 
 // withoutRequestBytes replaces the message of a refusal the server made while it read a
-// request it then discarded (a malformed Content-Length, a broken request line): fasthttp's
-// message quotes the bytes it read, Authorization header and all, and an answer must never
-// echo them.
+// request (a malformed Content-Length, a broken request line, a Host that is no host):
+// fasthttp's message may quote the bytes it read, Authorization header and all, and an answer
+// must never echo them.
 func withoutRequestBytes(c *fiber.Ctx, err error) error {
 	var fe *fiber.Error
-	if !errors.As(err, &fe) || len(c.Request().Header.RawHeaders()) != 0 {
+	if !errors.As(err, &fe) || !refusedWhileRead(c) {
 		return err
 	}
 	switch fe.Code {

@@ -11,10 +11,13 @@ import (
 
 // refuseAmbiguousFraming refuses a request whose length can be read two ways: two
 // Content-Length headers that differ, or Transfer-Encoding beside Content-Length (RFC 9112
-// § 6.3). The server reads such a request one way (the last value wins), and a proxy in front
-// may read it the other: what one takes for the body the other takes for a second request —
-// request smuggling. The answer is 400 and the connection is closed, so that whatever the
-// server has not read of it is never read as a request.
+// § 6.3). A server that reads such a request one way, and a proxy in front that reads it the
+// other, disagree on where it ends: what one takes for the body the other takes for a second
+// request — request smuggling. The HTTP server refuses two Content-Length headers itself, even
+// alike, while it reads the request (RFC 9110 § 8.6 allows that; errorHandler answers it);
+// this check stands whatever the server below lets through. The answer is 400 and the
+// connection is closed, so that whatever the server has not read of it is never read as a
+// request.
 func refuseAmbiguousFraming(c *fiber.Ctx) error {
 	if !ambiguousFraming(c.Request().Header.RawHeaders()) {
 		return c.Next()
@@ -57,14 +60,16 @@ func ambiguousFraming(raw []byte) bool {
 
 // refuseInvalidHost refuses a request whose Host header is not one host (RFC 9112 § 3.2): an
 // HTTP/1.1 request without it, with more than one, or with one that is no host and port
-// (a '/', a space ...). fasthttp joins Host and the request target into one URL, so that
-// "Host: a/b" moved "/v1/manifest" to "/b/v1/manifest": the request reached no route, and
-// its answer was not in the terms of the path the client asked for. The answer is 400 in
+// (a '/', a space ...). The HTTP server refuses some of these itself while it reads the
+// request (errorHandler answers them); this is the rule for all of them, whatever the server
+// below lets through. Such a Host once moved the request: fasthttp joined it and the target
+// into one URL, so that "Host: a/b" moved "/v1/manifest" to "/b/v1/manifest", which reached
+// no route and was not answered in the terms of the path asked for. The answer is 400 in
 // those terms (JSON under /v1, JSON-RPC under /mcp, a page elsewhere), taken from the
 // request line, and the connection is closed.
 func refuseInvalidHost(c *fiber.Ctx) error {
-	switch n := hostLines(c.Request().Header.RawHeaders()); {
-	case n == 1 && validHost(c.Request().Header.Host()), n == 0 && !c.Request().Header.IsHTTP11():
+	switch hosts := hostValues(c.Request().Header.RawHeaders()); {
+	case len(hosts) == 1 && validHost(hosts[0]), len(hosts) == 0 && !c.Request().Header.IsHTTP11():
 		return c.Next()
 	}
 	c.Context().SetConnectionClose()
@@ -72,15 +77,18 @@ func refuseInvalidHost(c *fiber.Ctx) error {
 	return fiber.NewError(fiber.StatusBadRequest, "the request must carry one Host header naming a host and optional port")
 }
 
-// hostLines counts the Host header lines of a request as they came.
-func hostLines(raw []byte) int {
-	n := 0
+// hostValues are the values of a request's Host header lines as they came. The header
+// fasthttp keeps is not one: for a target in absolute form ("GET http://h/x") it is the
+// target's authority, as RFC 9112 § 3.2.2 has a server use it — but a Host line that is no
+// host is still refused (§ 3.2).
+func hostValues(raw []byte) [][]byte {
+	var values [][]byte
 	for line := range bytes.SplitSeq(raw, []byte("\n")) {
-		if name, _, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(name), []byte(fiber.HeaderHost)) {
-			n++
+		if name, value, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(name), []byte(fiber.HeaderHost)) {
+			values = append(values, bytes.TrimSpace(value))
 		}
 	}
-	return n
+	return values
 }
 
 // validHost reports whether a Host value holds only what a host (a name, an IPv4 address or

@@ -92,37 +92,29 @@ func TestEarlyRefusalsUnderV1AreJSON(t *testing.T) {
 
 // A request whose length can be read two ways is refused with 400 and its connection closed,
 // so that nothing after it on the connection is read as a request (request smuggling). One
-// length sent twice alike is no ambiguity.
+// length sent twice alike is refused too: RFC 9110 § 8.6 lets a server refuse it or read it
+// as one, and the HTTP server under Parley refuses it, as nginx does.
 func TestAmbiguousFramingIsRefusedAndTheConnectionClosed(t *testing.T) {
 	f := rawForum(t, web.Timeouts{})
 	envelope := `{"kind":"ask","body":"hi"}`
 	head := "POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.alice + "\r\nContent-Type: application/json\r\n"
 	smuggled := "GET /v1/threads HTTP/1.1\r\nHost: x\r\n\r\n"
 	n := strconv.Itoa(len(envelope))
-	for _, c := range []struct {
-		name, raw string
-		refused   bool
-	}{
-		{"two different lengths", head + "Content-Length: " + n + "\r\nContent-Length: " + strconv.Itoa(len(envelope)+len(smuggled)) + "\r\n\r\n" + envelope + smuggled, true},
+	for _, c := range []struct{ name, raw string }{
+		{"two different lengths", head + "Content-Length: " + n + "\r\nContent-Length: " + strconv.Itoa(len(envelope)+len(smuggled)) + "\r\n\r\n" + envelope + smuggled},
 		{"chunked and a length", head + "Transfer-Encoding: chunked\r\nContent-Length: " + n + "\r\n\r\n" +
-			strconv.FormatInt(int64(len(envelope)), 16) + "\r\n" + envelope + "\r\n0\r\n\r\n" + smuggled, true},
-		{"a length and chunked", head + "Content-Length: " + n + "\r\nTransfer-Encoding: chunked\r\n\r\n" + envelope + smuggled, true},
-		{"the same length twice", head + "Content-Length: " + n + "\r\nContent-Length: " + n + "\r\n\r\n" + envelope, false},
+			strconv.FormatInt(int64(len(envelope)), 16) + "\r\n" + envelope + "\r\n0\r\n\r\n" + smuggled},
+		{"a length and chunked", head + "Content-Length: " + n + "\r\nTransfer-Encoding: chunked\r\n\r\n" + envelope + smuggled},
+		{"the same length twice", head + "Content-Length: " + n + "\r\nContent-Length: " + n + "\r\n\r\n" + envelope + smuggled},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			resp, body, closed := f.rawExchange(c.raw)
-			if !c.refused {
-				if resp.StatusCode != http.StatusCreated {
-					t.Errorf("%d %.200s, want 201", resp.StatusCode, body)
-				}
-				return
-			}
 			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `"reason":"invalid_body"`) || !closed {
 				t.Errorf("%d closed=%v %.200s, want 400 invalid_body and the connection closed", resp.StatusCode, closed, body)
 			}
 		})
 	}
-	if list := f.must(f.get("/v1/threads", f.alice), http.StatusOK); strings.Count(string(list.body), `"th_`) != 1 {
+	if list := f.must(f.get("/v1/threads", f.alice), http.StatusOK); strings.Contains(string(list.body), `"th_`) {
 		t.Errorf("a refused request was acted on: %s", list.body)
 	}
 }
