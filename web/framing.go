@@ -68,8 +68,8 @@ func ambiguousFraming(raw []byte) bool {
 // those terms (JSON under /v1, JSON-RPC under /mcp, a page elsewhere), taken from the
 // request line, and the connection is closed.
 func refuseInvalidHost(c *fiber.Ctx) error {
-	switch hosts := hostValues(c.Request().Header.RawHeaders()); {
-	case len(hosts) == 1 && validHost(hosts[0]), len(hosts) == 0 && !c.Request().Header.IsHTTP11():
+	switch n, host := hostLines(c.Request().Header.RawHeaders()); {
+	case n == 1 && validHost(host), n == 0 && !c.Request().Header.IsHTTP11():
 		return c.Next()
 	}
 	c.Context().SetConnectionClose()
@@ -77,18 +77,20 @@ func refuseInvalidHost(c *fiber.Ctx) error {
 	return fiber.NewError(fiber.StatusBadRequest, "the request must carry one Host header naming a host and optional port")
 }
 
-// hostValues are the values of a request's Host header lines as they came. The header
-// fasthttp keeps is not one: for a target in absolute form ("GET http://h/x") it is the
-// target's authority, as RFC 9112 § 3.2.2 has a server use it — but a Host line that is no
-// host is still refused (§ 3.2).
-func hostValues(raw []byte) [][]byte {
-	var values [][]byte
+// hostLines counts the Host header lines of a request as they came, and gives the value of
+// the first. It is not the Host fasthttp keeps: for a target in absolute form
+// ("GET http://h/x") that is the target's authority, as RFC 9112 § 3.2.2 has a server use it
+// — but a Host line that is no host is still refused (§ 3.2).
+func hostLines(raw []byte) (n int, first []byte) {
 	for line := range bytes.SplitSeq(raw, []byte("\n")) {
 		if name, value, ok := bytes.Cut(line, []byte(":")); ok && bytes.EqualFold(bytes.TrimSpace(name), []byte(fiber.HeaderHost)) {
-			values = append(values, bytes.TrimSpace(value))
+			if n == 0 {
+				first = bytes.TrimSpace(value)
+			}
+			n++
 		}
 	}
-	return values
+	return n, first
 }
 
 // validHost reports whether a Host value holds only what a host (a name, an IPv4 address or
