@@ -71,6 +71,10 @@ type Error struct {
 	Message    string `json:"message"`
 	Status     int    `json:"status"`
 	RetryAfter int    `json:"retry_after,omitempty"`
+	// RetryHint is the Retry-After of a 503 that knows better than UnavailableRetryAfter
+	// when to come back (a refusal for want of a slot, § 19); § 9 puts retry_after in the
+	// object for 429 alone, so it travels in the header only.
+	RetryHint int `json:"-"`
 }
 
 func (e *Error) Error() string { return string(e.Reason) + ": " + e.Message }

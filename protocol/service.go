@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
@@ -36,6 +37,9 @@ type Options struct {
 	// ReadPageBytes bounds the JSON of one page of read_thread and claim_graph (read_page.go);
 	// DefaultReadPageBytes when zero.
 	ReadPageBytes int
+	// Gate admits heavy work (§ 19, protocol/admission); nil means a gate sized from the
+	// machine. Every transport of one process shares the service's.
+	Gate *admission.Gate
 }
 
 // DefaultDeadline is how long one request's database work may take before the request is
@@ -71,6 +75,7 @@ type Service struct {
 	realmKey  realmKeyCache
 	cursors   cursorKeyCache // the key cursors are signed with (cursor.go)
 	trust     map[string]string
+	gate      *admission.Gate
 }
 
 // New makes the operation layer over db.
@@ -102,6 +107,10 @@ func New(db *storage.DB, opts Options) *Service {
 		realmKey:  realmKeyCache{key: opts.RealmKey},
 		trust:     opts.TrustRealms,
 		readPage:  opts.ReadPageBytes,
+		gate:      opts.Gate,
+	}
+	if s.gate == nil {
+		s.gate = admission.New(admission.Config{})
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact

@@ -106,6 +106,8 @@ func writeRefusal(c *fiber.Ctx, e *protocol.Error) error {
 	switch {
 	case e.RetryAfter > 0:
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryAfter))
+	case e.Status == fiber.StatusServiceUnavailable && e.RetryHint > 0:
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(e.RetryHint))
 	case e.Status == fiber.StatusServiceUnavailable:
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(protocol.UnavailableRetryAfter))
 	}
