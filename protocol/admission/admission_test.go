@@ -146,3 +146,21 @@ func TestClassNames(t *testing.T) {
 		t.Error("bogus is a class")
 	}
 }
+
+// A heavy class's slots hold at most the quarter of the memory they are sized from, each
+// what SlotBytes says one piece of its work may hold; the light classes hold no such share.
+func TestSlotBytesSizeTheHeavySlots(t *testing.T) {
+	cfg := Config{MemoryLimit: 16 << 30, CPUs: 2}
+	for _, c := range Classes() {
+		if !c.Heavy() {
+			if c.SlotBytes() != 0 {
+				t.Errorf("%s is light but has %d bytes a slot", c, c.SlotBytes())
+			}
+			continue
+		}
+		slots := int64(cfg.Capacities()[c.String()])
+		if c.SlotBytes() <= 0 || slots*c.SlotBytes() > cfg.MemoryLimit/4 {
+			t.Errorf("%s: %d slots of %d bytes, over a quarter of %d", c, slots, c.SlotBytes(), cfg.MemoryLimit)
+		}
+	}
+}

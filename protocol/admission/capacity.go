@@ -114,3 +114,13 @@ func (cfg Config) Capacities() map[string]int {
 	}
 	return out
 }
+
+// SlotBytes is what one piece of work of a heavy class may hold, by which the class's slots
+// are sized; 0 for the light classes. The resource matrix (tests/resources) holds every heavy
+// route to it.
+func (c Class) SlotBytes() int64 {
+	if c < 0 || c >= classCount {
+		return 0
+	}
+	return sizings[c].cost
+}

@@ -1,5 +1,5 @@
 // Package parleybin builds the parley command for tests that run it as a process, the way an
-// operator does: the command-line tests and the crash test.
+// operator does: the command-line tests, the crash test and the resource matrix.
 package parleybin
 
 import (
@@ -14,7 +14,14 @@ import (
 // own could not count on, since storagetest.Main ends the process. A non-empty version is
 // stamped in as a release build stamps its own; under the race detector the command is built
 // with it too, so that the process under test is checked as well.
-func Build(version string) (string, error) {
+func Build(version string) (string, error) { return build(version, raceEnabled) }
+
+// BuildUninstrumented compiles cmd/parley without the race detector, whatever the tests run
+// under: for tests that measure the process's memory, which the detector's shadow memory
+// multiplies several times over (tests/resources).
+func BuildUninstrumented() (string, error) { return build("", false) }
+
+func build(version string, race bool) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", err
@@ -28,7 +35,7 @@ func Build(version string) (string, error) {
 	if version != "" {
 		args = append(args, "-ldflags", "-X main.version="+version)
 	}
-	if raceEnabled {
+	if race {
 		args = append(args, "-race")
 	}
 	cmd := exec.Command("go", append(args, "github.com/parleyforum/parley/cmd/parley")...)
