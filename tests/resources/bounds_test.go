@@ -28,6 +28,14 @@ const (
 	declaredMB = 150
 )
 
+// The largest answer of a row that is not an export: § 19's page, and over MCP the largest
+// JSON-RPC answer the transport sends (docs/reliability.md: one MCP answer), which carries the
+// result twice, as text and as structured content.
+const (
+	pageMaxBytes      = 4 << 20
+	mcpAnswerMaxBytes = 8 << 20
+)
+
 // importMaxBytes is § 8's import_max_bytes: the largest body an import may declare.
 const importMaxBytes = 67108864
 

@@ -42,6 +42,18 @@ func (m *matrix) checkTimes(r row, c string, answers []answer) {
 	}
 }
 
+// checkPage holds an answer that is not an export to one page (§ 19).
+func (m *matrix) checkPage(r row, req request, a answer) {
+	m.t.Helper()
+	bound := int64(pageMaxBytes)
+	if req.target == "/mcp" {
+		bound = mcpAnswerMaxBytes
+	}
+	if r.class != admission.Export && a.bytes > bound {
+		m.fail(r, caseAlone, "answered %.1f MB, bound %.0f MB (one page)", float64(a.bytes)/(1<<20), float64(bound)/(1<<20))
+	}
+}
+
 func (m *matrix) checkMemory(r row, c string, g growth, n int, answers []answer) {
 	m.t.Helper()
 	m.cell(r, c).memory = &g
@@ -75,6 +87,7 @@ func (m *matrix) runAlone() {
 		m.alone[r.name] = a
 		m.record(r, caseAlone, []answer{a})
 		m.checkTimes(r, caseAlone, []answer{a})
+		m.checkPage(r, req, a)
 		m.checkMemory(r, caseAlone, g, 1, []answer{a})
 	}
 }

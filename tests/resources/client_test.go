@@ -245,6 +245,9 @@ func (s *server) readSlowly(conn net.Conn, resp *http.Response, a answer, start 
 	defer tick.Stop()
 	for {
 		n, err := io.ReadFull(resp.Body, buf)
+		if a.bytes == 0 {
+			a.head = append([]byte(nil), buf[:n]...)
+		}
 		a.bytes += int64(n)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
