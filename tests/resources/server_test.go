@@ -80,7 +80,7 @@ func (s *server) start() {
 	}
 	s.pid = s.cmd.Process.Pid
 	listening := make(chan string, 1)
-	done := s.done
+	cmd, done := s.cmd, s.done
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
@@ -91,7 +91,7 @@ func (s *server) start() {
 				}
 			}
 		}
-		done <- s.cmd.Wait()
+		done <- cmd.Wait()
 	}()
 	select {
 	case s.base = <-listening:
@@ -165,7 +165,7 @@ func (s *server) settle() {
 	s.start()
 }
 
-// peak is what the process held at most, in KiB, since resetPeak.
+// peakKiB is what the process held at most, in KiB, since resetPeak.
 func (s *server) peakKiB() int64 {
 	kib, _ := statusKiB(s.pid, "VmHWM")
 	return kib
