@@ -42,6 +42,7 @@ var declaredRoutes = []struct {
 // runDeclaredBodies sends the sockets, spread over declaredRoutes, and holds the server to
 // declaredMB.
 func (m *matrix) runDeclaredBodies() {
+	m.s.restart()
 	var answers map[string]int
 	g := m.s.measure(func() { answers = m.s.declareBodies() })
 	var routes []string

@@ -165,6 +165,13 @@ func (s *server) settle() {
 	s.start()
 }
 
+// restart starts the process again: for a case of many rows at once, which must find no slot
+// or share still held by a case before it.
+func (s *server) restart() {
+	s.stop()
+	s.start()
+}
+
 // peakKiB is what the process held at most, in KiB, since resetPeak.
 func (s *server) peakKiB() int64 {
 	kib, _ := statusKiB(s.pid, "VmHWM")
