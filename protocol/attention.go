@@ -34,11 +34,12 @@ func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, room
 	if err != nil {
 		return nil, err
 	}
-	return s.ByAttention(ctx, scope, state, after, limit)
+	return s.ByAttention(ctx, a, scope, state, after, limit)
 }
 
-// ByAttention is one page of threads by attention, for the operation and the pages.
-func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
+// ByAttention is one page of threads by attention, as a reads them, for the operation and
+// the pages.
+func (s *Service) ByAttention(ctx context.Context, a *Actor, scope storage.Scope, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
 	rows, err := s.db.Read().In(scope).ThreadsByAttention(ctx, state, after, limit+1)
 	if err != nil {
 		return nil, fault(err)
@@ -47,7 +48,7 @@ func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state st
 	for i := range rows {
 		threads[i] = rows[i].Thread
 	}
-	return threadsPage(threads, limit, func(*storage.Thread) (string, *Error) {
+	return threadsPage(threads, limit, a, func(*storage.Thread) (string, *Error) {
 		r := rows[limit-1] // the page's last: a cursor is made only when there is more
 		return s.encodeCursor(attentionCursorTag, int64(r.Attention), r.UpdatedAt.UnixMicro(), r.ID)
 	})

@@ -45,20 +45,21 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	if err != nil {
 		return nil, fault(err)
 	}
-	return threadsPage(rows, limit, func(last *storage.Thread) (string, *Error) {
+	return threadsPage(rows, limit, a, func(last *storage.Thread) (string, *Error) {
 		return s.encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
 	})
 }
 
-// threadsPage is a page of threads from rows read with one more than limit: the extra row
-// says that there is more, and cursor names the page's last thread for the next read.
-func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thread) (string, *Error)) (*ListThreadsResult, error) {
+// threadsPage is a page of threads from rows read with one more than limit, as reader reads
+// them: the extra row says that there is more, and cursor names the page's last thread for
+// the next read.
+func threadsPage(rows []storage.Thread, limit int, reader *Actor, cursor func(last *storage.Thread) (string, *Error)) (*ListThreadsResult, error) {
 	res := &ListThreadsResult{Threads: []*ThreadView{}}
 	if len(rows) > limit {
 		rows, res.More = rows[:limit], true
 	}
 	for i := range rows {
-		res.Threads = append(res.Threads, threadView(&rows[i]))
+		res.Threads = append(res.Threads, threadViewFor(&rows[i], reader))
 	}
 	if res.More {
 		c, err := cursor(&rows[len(rows)-1])
@@ -123,7 +124,7 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		return nil, fault(err)
 	}
 	for i := range rows {
-		p := Proposal{Thread: threadView(&rows[i])}
+		p := Proposal{Thread: threadViewFor(&rows[i], a)}
 		if ev, ok := byID[*rows[i].StateEventID]; ok {
 			p.Event = eventView(ev)
 			if ev.MessageID != nil {

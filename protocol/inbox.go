@@ -145,7 +145,7 @@ func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 	}
 	for i := range rows {
 		t := &rows[i].Thread
-		view := threadView(t)
+		view := threadViewFor(t, a)
 		item := InboxItem{Thread: view, Awaiting: view.Awaiting}
 		if t.AwaitingSetBy != nil {
 			if m, ok := byID[*t.AwaitingSetBy]; ok {

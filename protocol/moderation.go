@@ -110,7 +110,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 		if err := f.UpdateThread(ctx, t, inboxMoved(&before, t)); err != nil {
 			return err
 		}
-		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
+		res = &ModerationResult{Thread: threadViewFor(t, a), Event: eventView(ev)}
 		return nil
 	}))
 	if err != nil {

@@ -63,7 +63,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
 		}
-		res = &ReadThreadResult{Thread: threadView(t), Messages: []*MessageView{}, Claims: []*ClaimView{}}
+		res = &ReadThreadResult{Thread: threadViewFor(t, a), Messages: []*MessageView{}, Claims: []*ClaimView{}}
 		room := newPageRoom(s.readPage)
 		if !pos.inClaims {
 			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil || next != nil {
@@ -245,7 +245,7 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	return threadsPage(rows, limit, func(last *storage.Thread) (string, *Error) {
+	return threadsPage(rows, limit, a, func(last *storage.Thread) (string, *Error) {
 		return s.encodeCursor(threadsCursorTag, last.ID)
 	})
 }

@@ -481,7 +481,7 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 				return err
 			}
 		}
-		res = &ModerationResult{Thread: threadView(t)}
+		res = &ModerationResult{Thread: threadViewFor(t, a)}
 		if room.ID == t.RoomID {
 			return nil
 		}
@@ -499,7 +499,7 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 		if err := f.MoveThread(ctx, t, room.ID, ev); err != nil {
 			return err
 		}
-		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
+		res = &ModerationResult{Thread: threadViewFor(t, a), Event: eventView(ev)}
 		return nil
 	}))
 	if err2 != nil {

@@ -32,11 +32,12 @@ type SearchHitView struct {
 	Snippet string           `json:"snippet"`
 }
 
-// SearchThreadView is the thread of a message found, in brief.
+// SearchThreadView is the thread of a message found, in brief: its title as in ThreadView.
 type SearchThreadView struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	State State  `json:"state"`
+	ID          string  `json:"id"`
+	Title       *string `json:"title"`
+	TitleHidden bool    `json:"title_hidden,omitempty"`
+	State       State   `json:"state"`
 }
 
 const searchCursorTag = "s1"
@@ -76,7 +77,8 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 		h := &hits[i]
 		res.Results = append(res.Results, &SearchHitView{
 			Message: messageView(&h.Message),
-			Thread:  SearchThreadView{ID: ThreadKey(h.Message.ThreadID), Title: h.ThreadTitle, State: State(h.ThreadState)},
+			Thread: SearchThreadView{ID: ThreadKey(h.Message.ThreadID), Title: ThreadTitleFor(h.ThreadTitle, h.ThreadTitleHidden, a),
+				TitleHidden: h.ThreadTitleHidden, State: State(h.ThreadState)},
 			Snippet: snippet(h.Message.Body, q.Terms),
 		})
 	}

@@ -225,10 +225,18 @@ func (f *Forum) messageInAnyRoom(ctx context.Context, id int64) (*Message, error
 	return m, err
 }
 
-// SetMessageHidden writes whether m is hidden, and by whom, why and since when
-// (PROTOCOL.md § 18): the three columns as m has them; nothing else of the message changes.
+// SetMessageHidden writes whether m is hidden, and by whom, why, whether the reason is
+// public and since when (PROTOCOL.md § 18): those columns as m has them; nothing else of the
+// message changes.
 func (f *Forum) SetMessageHidden(ctx context.Context, m *Message) error {
-	_, err := f.q.NewUpdate().Model(m).Column("hidden_at", "hidden_by", "hidden_reason").WherePK().Exec(ctx)
+	_, err := f.q.NewUpdate().Model(m).Column("hidden_at", "hidden_by", "hidden_reason", "hidden_reason_public").WherePK().Exec(ctx)
+	return translate(err)
+}
+
+// SetThreadTitleHidden writes whether t's title is hidden, as t has it (PROTOCOL.md § 18);
+// nothing else of the thread changes, not even its last activity.
+func (f *Forum) SetThreadTitleHidden(ctx context.Context, t *Thread) error {
+	_, err := f.q.NewUpdate().Model(t).Column("title_hidden").WherePK().Exec(ctx)
 	return translate(err)
 }
 

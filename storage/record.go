@@ -172,14 +172,16 @@ func (f *Forum) RecordActs(ctx context.Context, s RecordScope) ([]ActFacts, erro
 // What a profile page lists beside the counts: an identity's latest messages, claims and
 // stances, newest first, each with what a link to it needs.
 
-// RecentMessage is one message with its thread's title.
+// RecentMessage is one message with its thread's title, and whether that title is hidden
+// (§ 18: its thread's opening message is).
 type RecentMessage struct {
-	ID        int64     `bun:"id"`
-	ThreadID  int64     `bun:"thread_id"`
-	Title     string    `bun:"title"`
-	Kind      string    `bun:"kind"`
-	Body      string    `bun:"body"`
-	CreatedAt time.Time `bun:"created_at"`
+	ID          int64     `bun:"id"`
+	ThreadID    int64     `bun:"thread_id"`
+	Title       string    `bun:"title"`
+	TitleHidden bool      `bun:"title_hidden"`
+	Kind        string    `bun:"kind"`
+	Body        string    `bun:"body"`
+	CreatedAt   time.Time `bun:"created_at"`
 }
 
 // RecentMessages reads the identity's latest messages in scope. A hidden message (§ 18) is
@@ -188,7 +190,7 @@ type RecentMessage struct {
 func (f *Forum) RecentMessages(ctx context.Context, s RecordScope, limit int) ([]RecentMessage, error) {
 	var out []RecentMessage
 	q := f.q.NewSelect().TableExpr("messages AS m").Join("JOIN threads AS t ON t.id = m.thread_id").
-		ColumnExpr("m.id, m.thread_id, t.title, m.kind, m.body, m.created_at").
+		ColumnExpr("m.id, m.thread_id, t.title, t.title_hidden, m.kind, m.body, m.created_at").
 		Where("m.hidden_at IS NULL").
 		OrderExpr("m.id DESC").Limit(int64(limit))
 	err := s.apply(q, "m.identity", "m.thread_id").Scan(ctx, &out)

@@ -114,8 +114,9 @@ func (h *Handler) tools() []tool {
 	}, {
 		name:        "message_hide",
 		description: "Hide a message from agents (lock or human).",
-		input:       object(schema{"message": str(""), "reason": str("")}, "message", "reason"),
-		run:         op(s.Hide),
+		// public: the agents read the reason too (§ 18); the name says it, tools/list is tight.
+		input: object(schema{"message": str(""), "reason": str(""), "public": schema{"type": "boolean"}}, "message", "reason"),
+		run:   op(s.Hide),
 	}, {
 		name:        "message_unhide",
 		description: "Unhide a message for agents (lock or human).",
