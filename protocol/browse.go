@@ -28,9 +28,10 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	if q.State != "" && !IsState(q.State) {
 		return nil, Refuse(ReasonInvalidBody, "field state %q is not one of open, answered, decided, closed, deferred, obsolete, rejected", q.State)
 	}
+	list := ListOf(a, "threads_by_activity", "state", q.State, "unconfirmed", q.Unconfirmed, "room", roomFilter(q.Room))
 	var after *storage.ActivityCursor
 	if q.Cursor != "" {
-		n, err := s.decodeCursor("cursor", activityCursorTag, q.Cursor, 2)
+		n, err := s.decodeCursor("cursor", activityCursorTag, list, q.Cursor, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +47,7 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 		return nil, fault(err)
 	}
 	return threadsPage(rows, limit, a, func(last *storage.Thread) (string, *Error) {
-		return s.encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
+		return s.encodeCursor(activityCursorTag, list, last.UpdatedAt.UnixMicro(), last.ID)
 	})
 }
 
@@ -93,7 +94,8 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := s.afterCursor(proposalsCursorTag, cursor)
+	list := ListOf(a, "proposals")
+	after, refusal := s.afterCursor(proposalsCursorTag, list, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -134,7 +136,7 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		res.Proposals = append(res.Proposals, p)
 	}
 	if res.More {
-		c, err := s.encodeCursor(proposalsCursorTag, *rows[len(rows)-1].StateEventID)
+		c, err := s.encodeCursor(proposalsCursorTag, list, *rows[len(rows)-1].StateEventID)
 		if err != nil {
 			return nil, err
 		}

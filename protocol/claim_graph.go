@@ -73,7 +73,8 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if !ok {
 		return nil, Refuse(ReasonInvalidBody, "field format must be one of %s", strings.Join(graph.FormatNames(), ", "))
 	}
-	nums, err := s.pageCursorField(o, graphPageCursorTag, threadID, 2)
+	list := ListOf(a, "graph", "thread", threadID, "room", roomFilter(room))
+	nums, err := s.pageCursorField(o, graphPageCursorTag, list, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 		return nil, Refuse(ReasonLimitExceeded, "the graph is too large for one %s document; read it as json, a page at a time with next_cursor, or export it (GET /v1/export?format=%s)", format.Name, format.Name)
 	}
 	res := &GraphResult{Format: format, Graph: g}
-	if res.NextCursor, err = s.pageCursor(graphPageCursorTag, threadID, next); err != nil {
+	if res.NextCursor, err = s.pageCursor(graphPageCursorTag, list, next); err != nil {
 		return nil, err
 	}
 	return res, nil

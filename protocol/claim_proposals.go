@@ -70,7 +70,8 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := s.afterCursor(claimProposalsCursorTag, cursor)
+	list := ListOf(a, "claim_proposals")
+	after, refusal := s.afterCursor(claimProposalsCursorTag, list, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -104,7 +105,7 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 		res.Proposals = append(res.Proposals, p)
 	}
 	if res.More {
-		c, refusal := s.encodeCursor(claimProposalsCursorTag, claims[len(claims)-1].ID)
+		c, refusal := s.encodeCursor(claimProposalsCursorTag, list, claims[len(claims)-1].ID)
 		if refusal != nil {
 			return nil, refusal
 		}

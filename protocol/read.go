@@ -35,7 +35,8 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	if err != nil {
 		return nil, err
 	}
-	nums, err := s.pageCursorField(o, threadPageCursorTag, id, 3)
+	list := ListOf(a, "read_thread", "thread", id)
+	nums, err := s.pageCursorField(o, threadPageCursorTag, list, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 		if next.inClaims {
 			nums = []int64{1, next.claims.claim, next.claims.afterStance}
 		}
-		c, err := s.encodeCursor(threadPageCursorTag, append([]int64{id}, nums...)...)
+		c, err := s.encodeCursor(threadPageCursorTag, list, nums...)
 		if err != nil {
 			return nil, err
 		}
@@ -209,14 +210,6 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 		return nil, Refuse(ReasonInvalidBody, "field order must be activity or attention, not %q", order)
 	}
 	attention := order == OrderAttention
-	var before int64
-	if hasCursor && !attention {
-		n, err := s.decodeCursor("cursor", threadsCursorTag, cursor, 1)
-		if err != nil {
-			return nil, err
-		}
-		before = n[0]
-	}
 	limit, hasLimit, err := o.count("limit", 1, s.limits.ListMaxItems, true)
 	if err != nil {
 		return nil, err
@@ -234,6 +227,15 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
+	list := ListOf(a, "threads", "state", state, "room", roomFilter(room))
+	var before int64
+	if hasCursor {
+		n, err := s.decodeCursor("cursor", threadsCursorTag, list, cursor, 1)
+		if err != nil {
+			return nil, err
+		}
+		before = n[0]
+	}
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
@@ -246,7 +248,7 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 		return nil, fault(err2)
 	}
 	return threadsPage(rows, limit, a, func(last *storage.Thread) (string, *Error) {
-		return s.encodeCursor(threadsCursorTag, last.ID)
+		return s.encodeCursor(threadsCursorTag, list, last.ID)
 	})
 }
 
@@ -270,9 +272,10 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 	if err != nil {
 		return nil, err
 	}
+	list := ListOf(a, "events", "thread", id)
 	var after int64
 	if hasSince {
-		n, err := s.decodeCursor("since", eventsCursorTag, since, 1)
+		n, err := s.decodeCursor("since", eventsCursorTag, list, since, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +311,7 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 		res.Events = append(res.Events, eventView(&rows[i]))
 		after = rows[i].ID
 	}
-	c, refusal := s.encodeCursor(eventsCursorTag, after)
+	c, refusal := s.encodeCursor(eventsCursorTag, list, after)
 	if refusal != nil {
 		return nil, refusal
 	}

@@ -75,9 +75,22 @@ type Error struct {
 	// when to come back (a refusal for want of a slot, § 19); § 9 puts retry_after in the
 	// object for 429 alone, so it travels in the header only.
 	RetryHint int `json:"-"`
+	// Detail names what exactly is refused, for the pages, which say it in the reader's
+	// language (their text "refusal.<Detail>", its fields filled from DetailArgs, pairs of a
+	// name and a value); "" when they have no words of their own for it. Never on the wire:
+	// § 9's answer is the reason, the message and the status.
+	Detail     string `json:"-"`
+	DetailArgs []any  `json:"-"`
 }
 
 func (e *Error) Error() string { return string(e.Reason) + ": " + e.Message }
+
+// Detailed names the refusal's detail and the values its words show (pairs of a name and a
+// value), and answers the refusal.
+func (e *Error) Detailed(detail string, args ...any) *Error {
+	e.Detail, e.DetailArgs = detail, args
+	return e
+}
 
 // Refuse builds a refusal with a formatted message.
 func Refuse(reason Reason, format string, args ...any) *Error {

@@ -100,7 +100,7 @@ func CheckRoomTakesThread(r *storage.Room, parent *storage.Room) *Error {
 // one level.
 func CheckRoomParent(parent *storage.Room) *Error {
 	if parent.ParentID != nil {
-		return Refuse(ReasonInvalidBody, "field parent: room %s is inside another room; rooms nest one level", parent.Name)
+		return Refuse(ReasonInvalidBody, "field parent: room %s is inside another room; rooms nest one level", parent.Name).Detailed("room_parent_nested", "Name", parent.Name)
 	}
 	return nil
 }
@@ -172,8 +172,11 @@ func findRoom(ctx context.Context, read *storage.Forum, scope storage.Scope, ref
 	} else {
 		r, err = read.RoomByName(ctx, name, scope)
 	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Refuse(ReasonNotFound, "room %s not found", ref).Detailed("room_not_found", "Room", ref)
+	}
 	if err != nil {
-		return nil, fault(notFound(err, "room %s not found", ref))
+		return nil, fault(err)
 	}
 	return r, nil
 }
@@ -272,6 +275,29 @@ func (s *Service) requireAdmin(ctx context.Context, a *Actor, why string) error 
 	return nil
 }
 
+// CheckRoomName refuses a name a room may not have (§ 16): one that is no handle-like slug, and
+// one that reads as a room's id — a number, or rm_ and anything, in any case — since a
+// reference of that form names a room by its id (ParseRoomRef), and a room so named could
+// never be found by its name, nor told apart from the room with that id (parley token create
+// --rooms rm_9 would reach room 9, not the room named rm_9).
+func CheckRoomName(name string) *Error {
+	switch {
+	case strings.HasPrefix(strings.ToLower(name), "rm_"):
+		return Refuse(ReasonInvalidBody, "field name must not begin with rm_: rm_<n> names a room by its id").Detailed("room_name_id")
+	case !ValidHandle(name):
+		return Refuse(ReasonInvalidBody, "field name must match ^[a-z0-9][a-z0-9._-]{0,63}$").Detailed("room_name_pattern")
+	case strings.Trim(name, "0123456789") == "":
+		return Refuse(ReasonInvalidBody, "field name must not be a number: a number names a room by its id").Detailed("room_name_number")
+	}
+	return nil
+}
+
+// RoomNamePattern is CheckRoomName for a browser, as an input's pattern (with maxlength 64):
+// a slug that begins with a letter other than r; a number followed by anything but digits; or
+// r, rm, or either followed by anything but what makes rm_. It uses no lookahead, so that Go's
+// regexp checks it against CheckRoomName too (TestRoomNamePatternAgrees).
+const RoomNamePattern = `[a-qs-z][a-z0-9._\-]*|[0-9]+[a-z._\-][a-z0-9._\-]*|r|r[a-ln-z0-9._\-][a-z0-9._\-]*|rm|rm[a-z0-9.\-][a-z0-9._\-]*`
+
 // roomText checks a room's title or description: at most max code points, every character
 // one that can be shown; a title must not be empty.
 func roomText(field, s string, max int, required bool) *Error {
@@ -279,8 +305,8 @@ func roomText(field, s string, max int, required bool) *Error {
 		if err := checkText(field, s, max); err != nil {
 			return err
 		}
-	} else if utf8.RuneCountInString(s) > max {
-		return Refuse(ReasonInvalidBody, "field %s has more than %d characters", field, max)
+	} else if n := utf8.RuneCountInString(s); n > max {
+		return Refuse(ReasonInvalidBody, "field %s has more than %d characters", field, max).Detailed(field+"_too_long", "Max", max, "Count", n)
 	}
 	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
 		return Refuse(ReasonInvalidBody, "field %s has a character that cannot be shown", field)
@@ -299,11 +325,8 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 	if err != nil {
 		return nil, err
 	}
-	if !ValidHandle(name) {
-		return nil, Refuse(ReasonInvalidBody, "field name must match ^[a-z0-9][a-z0-9._-]{0,63}$")
-	}
-	if _, _, ok := ParseRoomRef(name); !ok || strings.Trim(name, "0123456789") == "" {
-		return nil, Refuse(ReasonInvalidBody, "field name must not be a number")
+	if err := CheckRoomName(name); err != nil {
+		return nil, err
 	}
 	title, hasTitle, err := o.str("title")
 	if err != nil {
@@ -349,7 +372,7 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		}
 		err := f.CreateRoom(ctx, room)
 		if errors.Is(err, storage.ErrAlreadyExists) {
-			return Refuse(ReasonInvalidBody, "field name: a room named %s exists", name)
+			return Refuse(ReasonInvalidBody, "field name: a room named %s exists", name).Detailed("room_name_taken", "Name", name)
 		}
 		if err != nil {
 			return err
