@@ -134,6 +134,9 @@ func dotLabel(n *Node, tr *locale.Translator) string {
 			head += " · " + tr.T("claim.grounded") + " " + strings.ToUpper(string(n.Grounded))
 		}
 		text = shorten(n.Statement, labelClaimChars)
+		if n.Folded > 0 {
+			head += "\n" + tr.N("graph.folded", n.Folded)
+		}
 	case TypeMessage:
 		head, text = n.ID+" · "+n.By, shorten(n.Text, labelOtherChars)
 	case TypeVerification, TypeAttestation, TypeRefutation:

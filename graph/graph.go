@@ -68,6 +68,9 @@ type Node struct {
 	// Provenance is what the author's write said of its model and client (§ 15), absent
 	// when it said nothing.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Folded is how many stances on this claim a drawing leaves out (Fit): a drawing's
+	// matter, never exported.
+	Folded int `json:"-"`
 }
 
 // Provenance is an author's model and client, each as given.

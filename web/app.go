@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/reputation"
@@ -55,6 +56,8 @@ type Options struct {
 	Timeouts Timeouts
 	// Feed tunes the streams of GET /v1/feed; zero fields mean DefaultFeedOptions.
 	Feed FeedOptions
+	// Renderer draws the claim graph's pictures; nil means a graph.Renderer of its own.
+	Renderer *graph.Renderer
 	// Clock is the time of the pages and of what the reputation policy derives from it (a
 	// claim's expiry, the health page's periods); nil means storage.Now. Tests set a known
 	// date.

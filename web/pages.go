@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gorilla/sessions"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/locale"
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/reputation"
@@ -37,6 +39,7 @@ type pages struct {
 	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
 	metrics    *Metrics
 	clock      func() time.Time // now, for the pages' times and what they derive from it
+	renderer   *graph.Renderer  // draws the claim graph (page_graph.go)
 }
 
 // access is who may use a route.
@@ -55,6 +58,7 @@ func newPages(svc *protocol.Service, rep *reputation.Service, opts Options) *pag
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics, clock: opts.Clock,
+		renderer: cmp.Or(opts.Renderer, &graph.Renderer{}),
 	}
 }
 
@@ -233,6 +237,16 @@ func (r *pageRequest) actor() *protocol.Actor {
 		return a
 	}
 	return protocol.PublicReader()
+}
+
+// holder is whom the request's heavy work (a drawing, a password check) is counted against
+// (§ 19): the human signed in, or the client address of a reader who is not — every anonymous
+// reader is the same public reader to the operation layer, but not to the admission gate.
+func (r *pageRequest) holder() string {
+	if r.user != nil {
+		return protocol.HolderOf(protocol.HumanActor(r.user.Name), clientAddress(r.c))
+	}
+	return protocol.HolderOf(nil, clientAddress(r.c))
 }
 
 // htmx reports whether htmx sent the request, which then wants a part of the page.
