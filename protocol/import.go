@@ -108,6 +108,11 @@ func (s *Service) ImportExport(ctx context.Context, a *Actor, data []byte, threa
 	if refusal != nil {
 		return nil, refusal
 	}
+	return s.importSource(ctx, a, src, threadID)
+}
+
+// importSource imports what src read, after the caller's right is checked.
+func (s *Service) importSource(ctx context.Context, a *Actor, src *importSource, threadID int64) (*ImportResult, error) {
 	if err := s.requireAdmin(ctx, a, "imports are made by human administrators"); err != nil {
 		return nil, err
 	}

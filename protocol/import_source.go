@@ -19,10 +19,11 @@ import (
 
 // importSource is an export as the import reads it.
 type importSource struct {
-	// data is the export exactly as given, for graph.CheckCustody (graph.CheckDataset when
-	// dataset).
+	// data is the JSON export exactly as given, for graph.CheckCustody; a dataset's custody
+	// was checked as it was read (report).
 	data     []byte
 	dataset  bool
+	report   *graph.CustodyReport
 	realm    string
 	realmKey string
 	// realms are the other realms the export names, with their keys (bindings of imported
@@ -249,13 +250,12 @@ func evidenceJSON(items []Evidence) string {
 // custodyHolds checks every proof of the export offline as parley verify-export does, and
 // answers the first that fails.
 func (src *importSource) custodyHolds() error {
-	check := graph.CheckCustody
-	if src.dataset {
-		check = func(data []byte) (*graph.CustodyReport, error) { return graph.CheckDataset(bytes.NewReader(data)) }
-	}
-	report, err := check(src.data)
-	if err != nil {
-		return err
+	report := src.report
+	if report == nil {
+		var err error
+		if report, err = graph.CheckCustody(src.data); err != nil {
+			return err
+		}
 	}
 	for _, l := range report.Lines {
 		if l.Err != nil {

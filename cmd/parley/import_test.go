@@ -378,3 +378,21 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// parley import reads its FILE as a bounded stream (PROTOCOL.md § 14): a file one byte over
+// limits.import_max_bytes is refused with one line and exit 1, and so is /dev/zero, at once —
+// it is no JSON — in a little memory.
+func TestImportReadsABoundedStream(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		dir := t.TempDir()
+		over := filepath.Join(dir, "over.json")
+		writeFile(t, over, "{"+strings.Repeat(" ", 4096))
+		invocation{args: []string{"import", over, "--db", url, "--realm", "beta"}, env: []string{"PARLEY_LIMIT_IMPORT_MAX_BYTES=4096"}}.run(t).
+			fails(t, "the import of 4097 bytes", exitRuntime, "larger than import_max_bytes (4096 bytes)")
+		zeros := parley(t, "import", "/dev/zero", "--db", url, "--realm", "beta")
+		zeros.fails(t, "the import of /dev/zero", exitRuntime, "does not begin with a JSON object")
+		if zeros.maxRSS > 256<<20 {
+			t.Errorf("parley import /dev/zero held %d MiB", zeros.maxRSS>>20)
+		}
+	})
+}
