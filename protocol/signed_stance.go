@@ -15,6 +15,7 @@ import (
 //
 //	{type: ParleyStance, stance, realm, claim, statement_sha256, by, evidence, note | body}
 //
+// (on a claim imported from another realm also origin: {realm, claim}, OnImportedClaim),
 // which the server rebuilds from the operation's own fields and the caller's identity. The
 // proof must hold, its key must be registered to the caller, and its created must be within
 // SignatureMaxSkew of the server's clock; otherwise invalid_body and nothing is written. The
