@@ -7,7 +7,6 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,8 +21,6 @@ import (
 type result struct {
 	stdout, stderr string
 	code           int
-	// maxRSS is the most memory the process held at once, in bytes.
-	maxRSS int64
 }
 
 // invocation is one run of the binary: arguments, extra environment, standard input.
@@ -62,11 +59,6 @@ func (in invocation) runWith(t *testing.T, stdin io.Reader) result {
 	err := cmd.Run()
 	var exitErr *exec.ExitError
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	if cmd.ProcessState != nil {
-		if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			r.maxRSS = usage.Maxrss * 1024 // kilobytes on Linux
-		}
-	}
 	switch {
 	case err == nil:
 	case errors.As(err, &exitErr):
