@@ -39,6 +39,9 @@ type Limits struct {
 	FailedAuthsPerMinute int `json:"failed_auths_per_minute"`
 	// IdempotencyKeyHours is how long a write's idempotency key is kept at least (§ 15).
 	IdempotencyKeyHours int `json:"idempotency_key_hours"`
+	// ImportMaxBytes bounds what an import reads (§ 14): another realm's export, read as it
+	// arrives and refused past this many bytes.
+	ImportMaxBytes int `json:"import_max_bytes"`
 }
 
 // DefaultLimits are the reference values of PROTOCOL.md § 8.
@@ -70,6 +73,7 @@ func DefaultLimits() Limits {
 		InboxWaitsMax:            1000,
 		FailedAuthsPerMinute:     30,
 		IdempotencyKeyHours:      24,
+		ImportMaxBytes:           64 << 20,
 	}
 }
 
@@ -99,6 +103,7 @@ func (l *Limits) fields() map[string]*int {
 		"inbox_waits_max":             &l.InboxWaitsMax,
 		"failed_auths_per_minute":     &l.FailedAuthsPerMinute,
 		"idempotency_key_hours":       &l.IdempotencyKeyHours,
+		"import_max_bytes":            &l.ImportMaxBytes,
 	}
 }
 

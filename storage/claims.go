@@ -39,6 +39,11 @@ type Claim struct {
 	OriginRealm  *string `bun:"origin_realm"`
 	OriginClaim  *string `bun:"origin_claim"`
 	OriginThread *string `bun:"origin_thread"`
+	// OriginImportedAt is when the import that brought the claim here ran (its own
+	// created_at is kept as it came), and OriginVia the realm whose export brought it: only
+	// that realm's export and the claim's own realm's may change it later.
+	OriginImportedAt *time.Time `bun:"origin_imported_at"`
+	OriginVia        *string    `bun:"origin_via"`
 }
 
 // Stance kinds as stored.

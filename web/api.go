@@ -36,9 +36,9 @@ type apiRoute struct {
 	// an Idempotency-Key; one without a name is known by its method and path. Writes that MCP
 	// has too are named after their tool, so that a retry over either transport is the same.
 	name string
-	// large: the body may be as large as an import's (protocol.CheckImportSize), not only
-	// request_max_bytes.
-	large bool
+	// streamed: the body may be as large as an import's (protocol.CheckImportSize), not only
+	// request_max_bytes, and is read as a stream once the caller is known (readStreamedBody).
+	streamed bool
 }
 
 // writeName is the name of a write route's operation ("" for a read).
@@ -120,8 +120,8 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		bounded, cancel := a.svc.Bounded(c.UserContext())
 		defer cancel()
 		admit := a.admit
-		if r.large {
-			admit = a.admitLarge
+		if r.streamed {
+			admit = a.admitStreamed
 		}
 		actor, err := admit(c, bounded)
 		if err != nil {
@@ -137,7 +137,20 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err != nil {
 			return a.writeError(c, err)
 		}
-		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
+		var raw []byte
+		var bad *protocol.Error
+		switch {
+		case r.streamed && actor == nil:
+			// Without a token a streamed body is not read at all: the operation answers
+			// unauthenticated.
+		case r.streamed:
+			if err := a.readStreamedBody(c); err != nil {
+				return a.writeError(c, err)
+			}
+			fallthrough
+		default:
+			raw, bad = requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
+		}
 		if bad != nil {
 			if actor != nil || r.public {
 				return writeRefusal(c, bad)
@@ -178,9 +191,11 @@ func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) 
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
 }
 
-// admitLarge is admit for a route whose body may be as large as an import.
-func (a *api) admitLarge(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
-	if err := a.svc.CheckImportSize(requestSize(c)); err != nil {
+// admitStreamed is admit for a route whose body may be as large as an import and is not
+// read yet: its declared size is checked now, a chunked body's as it is read.
+func (a *api) admitStreamed(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
+	if err := a.svc.CheckImportSize(c.Request().Header.ContentLength()); err != nil {
+		c.Context().SetConnectionClose()
 		return nil, err
 	}
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))

@@ -15,7 +15,7 @@ import (
 
 // requestSize is what the first check of § 9 measures: the body, by its declared
 // Content-Length or, for a chunked body that declares none, as received — whichever is
-// larger. Bodies larger than the server reads at all never get here: the server refuses them
+// larger. Bodies larger than the server reads at all never get here: readBodies refuses them
 // while reading, and the error handler gives the same answer (apiErrorAnswer).
 func requestSize(c *fiber.Ctx) int {
 	return max(c.Request().Header.ContentLength(), len(c.Request().Body())) // -1 chunked, -2 none

@@ -88,11 +88,16 @@ func New(opts Options) *fiber.App {
 		// read: a broken one then reaches the handler, which answers it in its own terms
 		// (on /v1, the JSON refusal of § 9) instead of the server answering in plain text.
 		DisablePreParseMultipartForm: true,
+		// Bodies are read as they arrive (request_body.go): a declared Content-Length
+		// reserves nothing, and an import's body is read by its route within
+		// import_max_bytes, once its caller is known.
+		StreamRequestBody: true,
 		// X-Forwarded-Proto (c.Protocol) only from the trusted proxies; client_address.go
 		// does the same for the client's address.
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          proxyList(opts.TrustedProxies),
 	})
+	app.Server().HeaderReceived = prereading(bodyLimit(opts.Limits))
 	app.Use(func(c *fiber.Ctx) error {
 		// Every answer, static files and the plain 404 included, is read as the type it says.
 		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
@@ -103,6 +108,7 @@ func New(opts Options) *fiber.App {
 	app.Use(recover.New(recover.Config{EnableStackTrace: true, StackTraceHandler: logPanic(opts.Logger)}))
 	app.Use(refuseAmbiguousFraming)
 	app.Use(refuseInvalidHost)
+	app.Use(readBodies(bodyLimit(opts.Limits)))
 
 	registerHealth(app, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {

@@ -378,3 +378,20 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// parley import reads its FILE as a bounded stream (PROTOCOL.md § 14): a file one byte over
+// limits.import_max_bytes is refused with one line and exit 1, and so is /dev/zero, at once:
+// it is no JSON.
+func TestImportReadsABoundedStream(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		dir := t.TempDir()
+		over := filepath.Join(dir, "over.json")
+		writeFile(t, over, "{"+strings.Repeat(" ", 4096))
+		invocation{args: []string{"import", over, "--db", url, "--realm", "beta"}, env: []string{"PARLEY_LIMIT_IMPORT_MAX_BYTES=4096"}}.run(t).
+			fails(t, "the import of 4097 bytes", exitRuntime, "larger than import_max_bytes (4096 bytes)")
+		// Refused at its first byte, /dev/zero is read no further (the protocol package's
+		// TestImportReadIsBounded counts the bytes and the memory).
+		parley(t, "import", "/dev/zero", "--db", url, "--realm", "beta").
+			fails(t, "the import of /dev/zero", exitRuntime, "does not begin with a JSON object")
+	})
+}
