@@ -8,9 +8,10 @@ import (
 
 // refusalText is what a refusal says on a page, in the reader's language where the pages
 // have words for it: the words of its detail (locale "refusal.<detail>": a room's name that
-// is taken or reads as an id, a blank reason …); else, for invalid_body, the refusal's own
-// message, which names the field and what is wrong with it (the reason's words, written for
-// a message's text, would say something else); else its reason's words.
+// is taken or reads as an id, a blank reason …); else, for invalid_body, that the input is not
+// valid and the refusal's own message, which names the field and what is wrong with it (the
+// reason's words, written for a message's text, would say something else); else its
+// reason's words.
 func refusalText(ctx context.Context, r *protocol.Error) string {
 	if r.Detail != "" {
 		id := "refusal." + r.Detail
@@ -19,7 +20,7 @@ func refusalText(ctx context.Context, r *protocol.Error) string {
 		}
 	}
 	if r.Reason == protocol.ReasonInvalidBody && r.Message != "" {
-		return r.Message
+		return T(ctx, "refusal.invalid_body", "Message", r.Message)
 	}
 	return T(ctx, "reason."+string(r.Reason))
 }
