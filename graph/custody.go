@@ -32,10 +32,9 @@ type CheckLine struct {
 type CustodyReport struct {
 	Lines    []CheckLine
 	Unsigned int
-	// Realm and RealmKey are what the export's own proof says of itself: the realm it names,
-	// and the key that made the proof (the key it names when the proof does not hold); both
-	// empty for a file with no export proof.
-	Realm, RealmKey string
+	// Realm and RealmKey are the realm and realm key the export names, and Signer the key
+	// that made its own proof when that proof holds ("" otherwise, and for a file without one).
+	Realm, RealmKey, Signer string
 	// GraphRead is set for a graph read (GET /v1/graph, the graph page's downloads): no
 	// export proof, no realm key, no keys — nothing of custody to check, only the stance
 	// documents' own proofs.
@@ -101,7 +100,7 @@ func CheckCustody(data []byte) (*CustodyReport, error) {
 		what, signer := "document proof", ""
 		if err == nil {
 			what = fmt.Sprintf("document proof by %s (created %s)", checked[0].VerificationMethod, checked[0].Created)
-			signer, r.RealmKey = checked[0].DID, checked[0].DID
+			signer, r.Signer = checked[0].DID, checked[0].DID
 		}
 		r.addExportProof(what, err, signer, "")
 		return r, nil
@@ -113,7 +112,7 @@ func CheckCustody(data []byte) (*CustodyReport, error) {
 		r.Realm, r.RealmKey = c.Realm, c.RealmKey
 		signer := ""
 		if err == nil {
-			signer, r.RealmKey = checked[0].DID, checked[0].DID
+			signer, r.Signer = checked[0].DID, checked[0].DID
 			if signer != c.RealmKey {
 				err = fmt.Errorf("made by %s, not by the realm key %s the export names", signer, c.RealmKey)
 			}
@@ -176,7 +175,7 @@ func (r *CustodyReport) checkGraphML(data []byte) error {
 		r.Realm, r.RealmKey = c.Realm, c.RealmKey
 		signer := ""
 		if err == nil {
-			signer, r.RealmKey = checked[0].DID, checked[0].DID
+			signer, r.Signer = checked[0].DID, checked[0].DID
 		}
 		switch {
 		case err != nil:

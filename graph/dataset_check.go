@@ -169,7 +169,7 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 	rep.Realm, rep.RealmKey = end.Realm, end.RealmKey
 	signer := ""
 	if err == nil {
-		signer, rep.RealmKey = checked[0].DID, checked[0].DID
+		signer, rep.Signer = checked[0].DID, checked[0].DID
 		if signer != end.RealmKey {
 			err = fmt.Errorf("made by %s, not by the realm key %s the export names", signer, end.RealmKey)
 		}

@@ -77,12 +77,14 @@ func signedBy(r *graph.CustodyReport, expected graph.ExpectedRealms) string {
 	switch {
 	case r.GraphRead:
 		return "a graph read, no custody"
-	case r.RealmKey == "":
+	case r.Signer == "" && r.RealmKey != "":
+		return "the realm key " + r.RealmKey + " of realm " + r.Realm + ", whose proof does not hold"
+	case r.Signer == "":
 		return "no realm key"
 	case r.Realm == "":
-		who = "signed by " + r.RealmKey
+		who = "signed by " + r.Signer
 	default:
-		who = "signed by the realm key " + r.RealmKey + " of realm " + r.Realm
+		who = "signed by the realm key " + r.Signer + " of realm " + r.Realm
 	}
 	switch {
 	case expected.Empty():
