@@ -23,7 +23,7 @@ type GraphResult struct {
 	Format     graph.Format
 	Graph      *graph.Graph
 	NextCursor *string
-	// AsOf is the point of the record every page of this read answers as of (§ 15).
+	// AsOf is the point of the record every page of this JSON read answers as of (§ 15).
 	AsOf *AsOf
 }
 
@@ -36,13 +36,14 @@ func (r *GraphResult) MarshalJSON() ([]byte, error) {
 			AsOf       *AsOf   `json:"as_of,omitempty"`
 		}{r.Graph, r.NextCursor, r.AsOf})
 	}
+	// A document is the whole graph in one answer, as HTTP sends it: it has no later page
+	// to be read as of its point, and says none.
 	media, doc, _ := r.Document()
 	return json.Marshal(struct {
 		Format    string `json:"format"`
 		MediaType string `json:"media_type"`
 		Content   string `json:"content"`
-		AsOf      *AsOf  `json:"as_of,omitempty"`
-	}{r.Format.Name, media, string(doc), r.AsOf})
+	}{r.Format.Name, media, string(doc)})
 }
 
 // Document is the graph as a document of its format, with its media type.
