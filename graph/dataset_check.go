@@ -166,10 +166,15 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 		return nil, fmt.Errorf("the export line cannot be read: %v", err)
 	}
 	checked, err := signed.Verify(exportLine)
-	if err == nil && checked[0].DID != end.RealmKey {
-		err = fmt.Errorf("made by %s, not by the realm key %s the export names", checked[0].DID, end.RealmKey)
+	rep.Realm, rep.RealmKey = end.Realm, end.RealmKey
+	signer := ""
+	if err == nil {
+		signer, rep.Signer = checked[0].DID, checked[0].DID
+		if signer != end.RealmKey {
+			err = fmt.Errorf("made by %s, not by the realm key %s the export names", signer, end.RealmKey)
+		}
 	}
-	rep.add(fmt.Sprintf("export proof of realm %s by %s", end.Realm, end.RealmKey), err)
+	rep.addExportProof(fmt.Sprintf("export proof of realm %s by %s", end.Realm, end.RealmKey), err, signer, end.Realm)
 	if got := hex.EncodeToString(sum.Sum(nil)); got != end.SHA256 {
 		rep.add("sha256 of the lines before the export line", fmt.Errorf("they hash to %s, the export line says %s: a line was changed, added or removed", got, end.SHA256))
 	} else {

@@ -114,7 +114,12 @@ func (s *Service) writeDataset(ctx context.Context, scope storage.Scope, threadI
 	var realms map[string]string
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(scope)
-		exportedAt = storage.Now()
+		// exported_at is the snapshot's time (§ 14), taken once the snapshot is fixed: a
+		// clock read before its first read let in rows written in between, younger than it.
+		var err error
+		if exportedAt, err = read.SnapshotTime(ctx); err != nil {
+			return err
+		}
 		if err := s.datasetRooms(ctx, read, scope, threadID, d); err != nil {
 			return err
 		}

@@ -66,7 +66,11 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 	}
 	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(scope)
-		var err error
+		// exported_at is the snapshot's time (§ 14): no row of the export is younger.
+		exportedAt, err := read.SnapshotTime(ctx)
+		if err != nil {
+			return err
+		}
 		if g, err = s.claimGraphIn(ctx, read, threadID); err != nil {
 			return err
 		}
@@ -74,6 +78,9 @@ func (s *Service) WriteExportIn(ctx context.Context, scope storage.Scope, thread
 			return err
 		}
 		exp, err = s.forumExport(ctx, read, threadID)
+		if exp != nil {
+			exp.ExportedAt = exportedAt
+		}
 		return err
 	})
 	if err != nil {
@@ -136,7 +143,7 @@ func (s *Service) forumExport(ctx context.Context, read *storage.Forum, threadID
 			before = page[len(page)-1].ID
 		}
 	}
-	exp := &Export{Parley: "1", ExportedAt: storage.Now(), Threads: []*ThreadView{}, Messages: []*MessageView{},
+	exp := &Export{Parley: "1", Threads: []*ThreadView{}, Messages: []*MessageView{},
 		Events: []*EventView{}, Claims: []*ClaimView{}}
 	// Oldest thread first, as everything else in the export.
 	for i := len(threads) - 1; i >= 0; i-- {

@@ -28,7 +28,7 @@ type claimPosition struct{ claim, afterStance int64 }
 
 const (
 	threadPageCursorTag = "r1" // read_thread: 0 and a message, or 1, a claim and a stance
-	graphPageCursorTag  = "g1" // claim_graph: claim, stance
+	graphPageCursorTag  = "g1" // claim_graph: thread (0: all), claim, stance, and the point it is read as of (claim_graph_page.go)
 )
 
 // pageCursor is the cursor of the page of list that begins at pos.

@@ -23,6 +23,8 @@ type Forum struct {
 	// scope is who may see what (rooms.go): every read of a thread, a message or a claim
 	// and every list through this Forum keeps to it. The zero value holds everything.
 	scope Scope
+	// asOf, when set, is the point of the record the claim reads answer as of (asof.go).
+	asOf *asOf
 }
 
 // In makes every query of f keep to the scope s (PROTOCOL.md § 16): a thread, message or

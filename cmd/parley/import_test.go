@@ -137,6 +137,21 @@ func TestImportBetweenRealms(t *testing.T) {
 		if !strings.Contains(out, "attest by alpha:bob on "+claimID) {
 			t.Errorf("verify-export of gamma's export printed:\n%s", out)
 		}
+		// Pinned to the realms whose keys signed them, beta's and gamma's exports verify;
+		// pinned to beta's key alone, beta's export fails on bob's binding, which alpha made.
+		didC := strings.TrimSpace(parley(t, "realm-key", "--db", urlC).ok(t, "gamma's realm key").stdout)
+		for _, pinned := range [][]string{
+			{exportB, "--trust-realm", "beta=" + didB, "--trust-realm", "alpha=" + didA},
+			{datasetB, "--realm-key", didB, "--realm-key", didA},
+			{exportC, "--trust-realm", "gamma=" + didC, "--trust-realm", "alpha=" + didA},
+		} {
+			parley(t, append([]string{"verify-export"}, pinned...)...).ok(t, "verify-export "+strings.Join(pinned[1:], " "))
+		}
+		r := parley(t, "verify-export", exportB, "--realm-key", didB)
+		r.fails(t, "verify-export of beta's export pinned to beta alone", exitRuntime, "proofs do not hold")
+		if !strings.Contains(r.stdout, "FAIL binding of") || !strings.Contains(r.stdout, didA+", not by an expected realm key: "+didB) {
+			t.Errorf("verify-export of beta's export pinned to beta alone printed:\n%s", r.stdout)
+		}
 		var origin struct {
 			Claims []protocol.ClaimView `json:"claims"`
 		}
