@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -155,62 +156,76 @@ func fullText(n *Node) string {
 	return n.Text
 }
 
-// WriteDOT writes g as a DOT digraph, for export: English words, no links.
-func WriteDOT(w io.Writer, g *Graph) error {
-	return writeDOT(w, g, Drawing{})
+// WriteDOT writes the graph as a DOT digraph, for export: English words, no links.
+func WriteDOT(w io.Writer, src Source) error {
+	return writeDOT(w, src, Drawing{})
 }
 
-func writeDOT(w io.Writer, g *Graph, d Drawing) error {
+// writeDOT writes the graph as DOT, a statement at a time.
+func writeDOT(w io.Writer, src Source, d Drawing) error {
 	tr := locale.For(d.Lang)
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 32<<10)
 	b.WriteString("digraph parley {\n  rankdir=LR;\n  ranksep=0.5;\n  nodesep=0.15;\n" +
 		"  node [style=filled, fillcolor=\"" + plainFill + "\", fontcolor=\"" + TextColour(plainFill) + "\", fontname=\"Helvetica\", fontsize=12];\n" +
 		"  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	for _, n := range g.Nodes {
-		// id and class reach the SVG that Graphviz draws (<g id="cl_1" class="node claim …">),
-		// so that a page can find and style each node.
-		class := n.Type
-		if n.Type == TypeClaim {
-			class += " certainty-" + n.Certainty + " grounded-" + string(n.Grounded)
-		}
-		attrs := [][2]string{{"label", dotLabel(n, tr)}, {"shape", nodeShapes[n.Type]}, {"id", n.ID}, {"class", class}}
-		if fill, ok := CertaintyColours[n.Certainty]; ok && n.Type == TypeClaim {
-			attrs = append(attrs, [2]string{"fillcolor", fill}, [2]string{"fontcolor", TextColour(fill)})
-		}
-		var data [][2]string
-		for _, a := range nodeAttributes {
-			if v := a.of(n); v != "" {
-				data = append(data, [2]string{a.name, v})
-			}
-		}
-		if d.Link != nil {
-			if href := d.Link(n); href != "" {
-				attrs = append(attrs, [2]string{"URL", href}, [2]string{"target", "_top"})
-				if t := fullText(n); t != "" {
-					attrs = append(attrs, [2]string{"tooltip", shorten(t, 500)})
-				}
-			}
-		}
-		fmt.Fprintf(&b, "  %s [", dotQuote(n.ID))
-		for i, a := range attrs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s=%s", a[0], dotQuote(a[1]))
-		}
-		for _, a := range data {
-			fmt.Fprintf(&b, ", %s=%s", a[0], dotValue(a[1]))
-		}
-		b.WriteString("];\n")
+	err := src.EachNode(func(n *Node) error {
+		writeDOTNode(b, n, d, tr)
+		_, err := b.Write(nil) // bufio.Writer answers its first error from every call
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	for _, e := range g.Edges {
+	err = src.EachEdge(func(e *Edge, _, _ *Node) error {
 		style := "solid"
 		if e.Kind == EdgeRefutes || e.Kind == EdgeSupersedes {
 			style = "dashed"
 		}
-		fmt.Fprintf(&b, "  %s -> %s [kind=%s, label=%s, style=%s];\n", dotQuote(e.From), dotQuote(e.To), dotQuote(e.Kind), dotQuote(tr.T("graph.edge."+e.Kind)), style)
+		_, err := fmt.Fprintf(b, "  %s -> %s [kind=%s, label=%s, style=%s];\n", dotQuote(e.From), dotQuote(e.To), dotQuote(e.Kind), dotQuote(tr.T("graph.edge."+e.Kind)), style)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
+}
+
+// writeDOTNode writes one node's statement.
+func writeDOTNode(b *bufio.Writer, n *Node, d Drawing, tr *locale.Translator) {
+	// id and class reach the SVG that Graphviz draws (<g id="cl_1" class="node claim …">),
+	// so that a page can find and style each node.
+	class := n.Type
+	if n.Type == TypeClaim {
+		class += " certainty-" + n.Certainty + " grounded-" + string(n.Grounded)
+	}
+	attrs := [][2]string{{"label", dotLabel(n, tr)}, {"shape", nodeShapes[n.Type]}, {"id", n.ID}, {"class", class}}
+	if fill, ok := CertaintyColours[n.Certainty]; ok && n.Type == TypeClaim {
+		attrs = append(attrs, [2]string{"fillcolor", fill}, [2]string{"fontcolor", TextColour(fill)})
+	}
+	var data [][2]string
+	for _, a := range nodeAttributes {
+		if v := a.of(n); v != "" {
+			data = append(data, [2]string{a.name, v})
+		}
+	}
+	if d.Link != nil {
+		if href := d.Link(n); href != "" {
+			attrs = append(attrs, [2]string{"URL", href}, [2]string{"target", "_top"})
+			if t := fullText(n); t != "" {
+				attrs = append(attrs, [2]string{"tooltip", shorten(t, 500)})
+			}
+		}
+	}
+	fmt.Fprintf(b, "  %s [", dotQuote(n.ID))
+	for i, a := range attrs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%s=%s", a[0], dotQuote(a[1]))
+	}
+	for _, a := range data {
+		fmt.Fprintf(b, ", %s=%s", a[0], dotValue(a[1]))
+	}
+	b.WriteString("];\n")
 }
