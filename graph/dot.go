@@ -75,9 +75,10 @@ func dotClean(s string) string {
 // (a label, a tooltip), cleaned of control characters: a backslash is doubled, a quote
 // escaped, a line break written \n, which Graphviz turns back into each.
 func dotQuote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(dotClean(s)) + `"`
+	return `"` + dotQuoteReplacer.Replace(dotClean(s)) + `"`
 }
+
+var dotQuoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // dotValue writes s as a DOT quoted string for a data attribute, cleaned of control
 // characters. Graphviz's reader turns only \" back into a quote and keeps a backslash as
@@ -85,9 +86,10 @@ func dotQuote(s string) string {
 // backslash is written doubled, and a reader halves them (docs/dialectic.md says so). A line
 // break stays a line break, which a quoted DOT string may hold.
 func dotValue(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-	return `"` + r.Replace(dotClean(s)) + `"`
+	return `"` + dotValueReplacer.Replace(dotClean(s)) + `"`
 }
+
+var dotValueReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 // shorten keeps a label readable.
 func shorten(s string, n int) string {

@@ -39,6 +39,10 @@ type Limits struct {
 	FailedAuthsPerMinute int `json:"failed_auths_per_minute"`
 	// IdempotencyKeyHours is how long a write's idempotency key is kept at least (§ 15).
 	IdempotencyKeyHours int `json:"idempotency_key_hours"`
+	// MinReadBytesPerSecond is the slowest a reader of a streamed answer (an export) may
+	// read: one slower for 10 s is cut off, so that nobody holds an export's slot and its
+	// database connection by reading a byte at a time (§ 19).
+	MinReadBytesPerSecond int `json:"min_read_bytes_per_second"`
 }
 
 // DefaultLimits are the reference values of PROTOCOL.md § 8.
@@ -70,6 +74,7 @@ func DefaultLimits() Limits {
 		InboxWaitsMax:            1000,
 		FailedAuthsPerMinute:     30,
 		IdempotencyKeyHours:      24,
+		MinReadBytesPerSecond:    16384,
 	}
 }
 
@@ -99,6 +104,7 @@ func (l *Limits) fields() map[string]*int {
 		"inbox_waits_max":             &l.InboxWaitsMax,
 		"failed_auths_per_minute":     &l.FailedAuthsPerMinute,
 		"idempotency_key_hours":       &l.IdempotencyKeyHours,
+		"min_read_bytes_per_second":   &l.MinReadBytesPerSecond,
 	}
 }
 
