@@ -18,7 +18,8 @@ import (
 // it through a YA-node. Messages have no place in AIF's argument structure and are left out.
 // Wherever AIF names an author — a claim's L-node and locution, a stance's premise — it
 // carries the author's provenance (§ 15) as Parley's own member "provenance", absent when the
-// write gave none; readers of AIF that do not know it pass it by.
+// write gave none; an imported claim's I-node carries its origin (§ 14) as the member
+// "origin". Readers of AIF that do not know them pass them by.
 
 // AIF is the document.
 type AIF struct {
@@ -39,6 +40,8 @@ type AIFNode struct {
 	Timestamp string `json:"timestamp"`
 	// Provenance is the author's, on an L-node and on a stance's premise.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Origin is an imported claim's, on its I-node (§ 14).
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // AIFEdge is one edge.
@@ -94,7 +97,7 @@ func (a *AIFMembers) Nodes(put func(any) error) error {
 			return nil
 		}
 		for _, v := range []AIFNode{
-			{NodeID: n.ID, Text: n.Statement, Type: "I", Timestamp: aifTime(n.At)},
+			{NodeID: n.ID, Text: n.Statement, Type: "I", Timestamp: aifTime(n.At), Origin: n.Origin},
 			{NodeID: "l_" + n.ID, Text: n.AssertedBy + ": " + n.Statement, Type: "L", Timestamp: aifTime(n.At), Provenance: n.Provenance},
 			{NodeID: "ya_" + n.ID, Text: "Asserting", Type: "YA", Timestamp: aifTime(n.At)},
 		} {
