@@ -128,9 +128,10 @@ var errSlowReader = errors.New("the reader read slower than min_read_bytes_per_s
 // pacedWriter passes an export to its reader and measures the reader's pace (§ 19): the bytes
 // it took over the time the export waited for it — time the export spends reading the
 // database is not the reader's — and cuts a reader slower than minRate bytes a second over
-// slowReaderWindow of waiting. Before each write the connection's write deadline is set
-// slowReaderWindow ahead, so that a reader that takes nothing is cut as well, and a stream
-// longer than the server's write timeout goes on while its reader keeps reading.
+// slowReaderWindow of waiting. It passes the export on in pieces that a reader of minRate
+// takes within a second, and sets the connection's write deadline slowReaderWindow ahead
+// before each, so that a reader that takes nothing is cut as well, and a stream longer than
+// the server's write timeout goes on while its reader keeps reading.
 type pacedWriter struct {
 	w       io.Writer
 	conn    net.Conn
@@ -140,19 +141,26 @@ type pacedWriter struct {
 }
 
 func (p *pacedWriter) Write(b []byte) (int, error) {
-	start := time.Now()
-	_ = p.conn.SetWriteDeadline(start.Add(slowReaderWindow))
-	n, err := p.w.Write(b)
-	p.waited += time.Since(start)
-	p.taken += n
-	if err != nil {
-		return n, err
-	}
-	if p.waited >= slowReaderWindow {
-		if float64(p.taken) < float64(p.minRate)*p.waited.Seconds() {
-			return n, errSlowReader
+	piece := max(512, min(16<<10, p.minRate))
+	written := 0
+	for len(b) > 0 {
+		part := b[:min(piece, len(b))]
+		start := time.Now()
+		_ = p.conn.SetWriteDeadline(start.Add(slowReaderWindow))
+		n, err := p.w.Write(part)
+		p.waited += time.Since(start)
+		p.taken += n
+		written += n
+		if err != nil {
+			return written, err
 		}
-		p.waited, p.taken = 0, 0
+		if p.waited >= slowReaderWindow {
+			if float64(p.taken) < float64(p.minRate)*p.waited.Seconds() {
+				return written, errSlowReader
+			}
+			p.waited, p.taken = 0, 0
+		}
+		b = b[n:]
 	}
-	return n, nil
+	return written, nil
 }

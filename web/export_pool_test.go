@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
@@ -154,4 +156,74 @@ func fillWithStances(t *testing.T, db *storage.DB, claim string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A reader slower than min_read_bytes_per_second for 10 s is cut off (§ 19), and its export's
+// slot is free again; a faster one reads the whole export. Found: only a single write that
+// took 30 s ended an export, so a reader that kept taking a little held its export, its slot
+// and its connection for as long as it liked. With the limit at 1 MiB/s, a reader that takes
+// everything at once reads the dataset (about 8 MB) whole; one token's two exports (its
+// share) read at 100 KB/s keep a third out (429) until the server cuts them off — while their
+// clients still read what the connections had buffered before the cut.
+func TestSlowReaderIsCutOff(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		limits := protocol.DefaultLimits()
+		limits.MinReadBytesPerSecond = 1 << 20
+		f := newForum(t, db, limits)
+		th, _ := f.ask(f.alice, "How slowly may one read?")
+		claim := f.must(f.post("/v1/claims", f.alice, `{"thread":"`+th+`","statement":"slowly","evidence":[{"kind":"url","ref":"https://example.org/1"}]}`),
+			http.StatusCreated).at("claim", "id")
+		f.must(f.post("/v1/claims/"+claim+"/attest", f.bob, `{"note":"`+strings.Repeat("seen ", 40)+`","evidence":[{"kind":"url","ref":"https://example.org/2"}]}`),
+			http.StatusOK)
+		fillWithStances(t, db, claim, 20000)
+
+		whole := f.must(f.get("/v1/export?format=jsonl", f.reader), http.StatusOK).body
+		if r, err := graph.CheckDataset(bytes.NewReader(whole)); err != nil || r.Failed() != 0 || len(whole) < 4<<20 {
+			t.Fatalf("a reader that takes everything at once: %d bytes, %v %+v", len(whole), err, r)
+		}
+
+		stop := make(chan struct{})
+		var readers sync.WaitGroup
+		defer func() { close(stop); readers.Wait() }()
+		for range 2 {
+			conn, status := slowExport(t, f.base, f.reader)
+			if status != http.StatusOK {
+				t.Fatalf("an export: %d", status)
+			}
+			readers.Add(1)
+			go func() { // 10 KB every 100 ms
+				defer readers.Done()
+				defer conn.Close()
+				buf := make([]byte, 10<<10)
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(100 * time.Millisecond):
+					}
+					if _, err := io.ReadFull(conn, buf); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		conn, status := slowExport(t, f.base, f.reader)
+		conn.Close()
+		if status != http.StatusTooManyRequests {
+			t.Fatalf("a third export while two are read: %d, want 429", status)
+		}
+		for end := time.Now().Add(40 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+			conn, status := slowExport(t, f.base, f.reader)
+			conn.Close()
+			if status == http.StatusOK {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("40 s of reading at 100 KB/s, and the slow exports still hold their slots: %d", status)
+			}
+		}
+		if !strings.Contains(f.logs.String(), "min_read_bytes_per_second") {
+			t.Errorf("the cut was not logged as a slow reader's:\n%.2000s", f.logs.String())
+		}
+	})
 }
