@@ -129,3 +129,38 @@ func checkProofAsAStream(data []byte, pub ed25519.PublicKey) error {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// A token scoped to a room exports that room only, in every format (§ 16): none of another
+// room's threads, claims, stances, messages or keys, and the scoped room's claim in full.
+func TestEveryExportFormatKeepsToTheScope(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newGoldenForum(t, db)
+		ctx := context.Background()
+		researcher := agent("researcher", "read")
+		researcher.Rooms = []int64{2}
+		for _, format := range []string{"json", "graphml", "dot", "aif", "jsonl"} {
+			stream, err := f.svc.OpenExport(ctx, researcher, "", []byte(`{"format":"`+format+`"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := stream.Stream(ctx, &buf); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			for _, outside := range []string{`"` + f.datasetForum.general + `"`, `"` + f.claim + `"`, "the build passes on main", "the port is 808", "Does the build pass?", "ainotes:carol", "ainotes:vera", "key_1"} {
+				if strings.Contains(out, outside) {
+					t.Errorf("%s: the scoped export holds %q of another room", format, outside)
+				}
+			}
+			if !strings.Contains(out, "research finds more") || !strings.Contains(out, f.researchClaim) {
+				t.Errorf("%s: the scoped export lacks the research room's claims", format)
+			}
+			if format != "dot" && format != "jsonl" {
+				if r, err := graph.CheckCustody(buf.Bytes()); err != nil || r.Failed() != 0 {
+					t.Errorf("%s: the scoped export's custody: %v %+v", format, err, r)
+				}
+			}
+		}
+	})
+}
