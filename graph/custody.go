@@ -18,6 +18,11 @@ import (
 // stance's document with its proof (by a key bound to the stance's author, and saying what
 // the export's node says), and the version 1 signatures. A JSON document that is no Parley
 // export but carries an eddsa-jcs-2022 proof is checked as such.
+//
+// A json or aif export is written as a stream and signed at its end, so its proof is its last
+// member; it is an eddsa-jcs-2022 proof of the export without it all the same (the canonical
+// form has no order of members to keep), and is checked as any other. A GraphML export's
+// proof is its last line, over the SHA-256 of every byte before it.
 
 // CheckLine is one proof checked: what it is, and nil or why it fails.
 type CheckLine struct {

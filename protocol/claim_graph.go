@@ -218,6 +218,9 @@ func claimNode(c *ClaimView) (*graph.Node, []*graph.Edge) {
 	n := &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
 		State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
 		Evidence: graphEvidence(c.Evidence), At: c.CreatedAt, Provenance: graphProvenance(c.Provenance)}
+	if c.Origin != nil {
+		n.Origin = &graph.Origin{Realm: c.Origin.Realm, Claim: c.Origin.Claim, Thread: c.Origin.Thread}
+	}
 	edges := []*graph.Edge{{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn}}
 	for _, old := range c.Supersedes {
 		edges = append(edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})

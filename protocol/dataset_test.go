@@ -194,7 +194,7 @@ func TestDatasetKeepsToTheScope(t *testing.T) {
 		ctx := context.Background()
 		researcher := agent("researcher", "read")
 		researcher.Rooms = []int64{2}
-		stream, err := f.svc.OpenExport(ctx, researcher, []byte(`{"format":"jsonl"}`))
+		stream, err := f.svc.OpenExport(ctx, researcher, "", []byte(`{"format":"jsonl"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +232,7 @@ func TestDatasetKeepsToTheScope(t *testing.T) {
 			}
 		}
 		// Another room's thread is not found, as if it did not exist.
-		if _, err := f.svc.OpenExport(ctx, researcher, []byte(`{"format":"jsonl","thread":"`+f.general+`"}`)); err == nil {
+		if _, err := f.svc.OpenExport(ctx, researcher, "", []byte(`{"format":"jsonl","thread":"`+f.general+`"}`)); err == nil {
 			t.Error("a thread outside the token's rooms was exported")
 		} else {
 			wantRefused(t, err, protocol.ReasonNotFound)
@@ -240,34 +240,37 @@ func TestDatasetKeepsToTheScope(t *testing.T) {
 	})
 }
 
-// One identity runs at most two exports at once: a third is rate_limited with retry_after,
-// and a slot is free again when a stream ends or is closed. The checks of § 9 come first.
+// One identity runs at most two exports at once (the gate's share of heavy slots, § 19): a
+// third is rate_limited with retry_after, and a slot is free again when a stream ends or is
+// closed. The checks of § 9 come first.
 func TestExportsPerIdentity(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := newDatasetForum(t, db)
 		ctx := context.Background()
 		alice := agent("alice", "read")
-		first, err := f.svc.OpenExport(ctx, alice, []byte(`{"format":"jsonl"}`))
+		first, err := f.svc.OpenExport(ctx, alice, "", []byte(`{"format":"jsonl"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		second, err := f.svc.OpenExport(ctx, alice, []byte(`{"format":"graphml"}`))
+		second, err := f.svc.OpenExport(ctx, alice, "", []byte(`{"format":"graphml"}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = f.svc.OpenExport(ctx, alice, []byte(`{}`))
+		_, err = f.svc.OpenExport(ctx, alice, "", []byte(`{}`))
 		if e := wantRefused(t, err, protocol.ReasonRateLimited); e != nil && e.RetryAfter <= 0 {
 			t.Errorf("the refusal has no retry_after: %+v", e)
 		}
-		other, err := f.svc.OpenExport(ctx, agent("bob", "read"), []byte(`{"format":"aif"}`))
+		if err := first.Stream(ctx, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		// (A SQLite file has two connections for long reads: bob's export takes the one
+		// the stream gave back.)
+		other, err := f.svc.OpenExport(ctx, agent("bob", "read"), "", []byte(`{"format":"aif"}`))
 		if err != nil {
 			t.Fatalf("another identity is refused while alice exports: %v", err)
 		}
 		other.Close()
-		if err := first.Stream(ctx, &bytes.Buffer{}); err != nil {
-			t.Fatal(err)
-		}
-		third, err := f.svc.OpenExport(ctx, alice, []byte(`{"format":"dot"}`))
+		third, err := f.svc.OpenExport(ctx, alice, "", []byte(`{"format":"dot"}`))
 		if err != nil {
 			t.Fatalf("after a stream ended its slot is not free: %v", err)
 		}
@@ -286,11 +289,11 @@ func TestExportsPerIdentity(t *testing.T) {
 			{alice, `{"room":"nowhere"}`, protocol.ReasonNotFound},
 			{alice, `{"limit":3}`, protocol.ReasonInvalidBody},
 		} {
-			_, err := f.svc.OpenExport(ctx, c.actor, []byte(c.input))
+			_, err := f.svc.OpenExport(ctx, c.actor, "", []byte(c.input))
 			wantRefused(t, err, c.reason)
 		}
 		for range 2 {
-			s, err := f.svc.OpenExport(ctx, alice, []byte(`{}`))
+			s, err := f.svc.OpenExport(ctx, alice, "", []byte(`{}`))
 			if err != nil {
 				t.Fatalf("refusals held slots: %v", err)
 			}

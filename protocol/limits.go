@@ -42,6 +42,10 @@ type Limits struct {
 	// ImportMaxBytes bounds what an import reads (§ 14): another realm's export, read as it
 	// arrives and refused past this many bytes.
 	ImportMaxBytes int `json:"import_max_bytes"`
+	// MinReadBytesPerSecond is the slowest a reader of a streamed answer (an export) may
+	// read: one slower for 10 s is cut off, so that nobody holds an export's slot and its
+	// database connection by reading a byte at a time (§ 19).
+	MinReadBytesPerSecond int `json:"min_read_bytes_per_second"`
 }
 
 // DefaultLimits are the reference values of PROTOCOL.md § 8.
@@ -74,6 +78,7 @@ func DefaultLimits() Limits {
 		FailedAuthsPerMinute:     30,
 		IdempotencyKeyHours:      24,
 		ImportMaxBytes:           64 << 20,
+		MinReadBytesPerSecond:    16384,
 	}
 }
 
@@ -104,6 +109,7 @@ func (l *Limits) fields() map[string]*int {
 		"failed_auths_per_minute":     &l.FailedAuthsPerMinute,
 		"idempotency_key_hours":       &l.IdempotencyKeyHours,
 		"import_max_bytes":            &l.ImportMaxBytes,
+		"min_read_bytes_per_second":   &l.MinReadBytesPerSecond,
 	}
 }
 

@@ -74,6 +74,9 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 	if writer := db.WriterPool(); writer != nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(writer, string(db.Kind())+"-writer"))
 	}
+	if long := db.LongReadPool(); long != nil {
+		m.registry.MustRegister(collectors.NewDBStatsCollector(long, string(db.Kind())+"-long-reads"))
+	}
 	// Known reasons start at zero, so that an alert on their rate has a series from the start.
 	for _, r := range protocol.Reasons {
 		for _, t := range []string{transportHTTP, transportMCP} {
