@@ -169,10 +169,11 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 	}
 }
 
-// admit makes the first checks of § 9 that every route makes: the request's size, then its
-// token. The caller is nil without a token, for the operation to refuse or not.
+// admit makes the first checks of § 9 that every route makes: the request's size, as its
+// body arrives (readBody), then its token. The caller is nil without a token, for the
+// operation to refuse or not.
 func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
-	if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
+	if err := readBody(c, a.svc.CheckRequestSize); err != nil {
 		return nil, err
 	}
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
@@ -180,7 +181,7 @@ func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) 
 
 // admitLarge is admit for a route whose body may be as large as an import.
 func (a *api) admitLarge(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
-	if err := a.svc.CheckImportSize(requestSize(c)); err != nil {
+	if err := readBody(c, a.svc.CheckImportSize); err != nil {
 		return nil, err
 	}
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))

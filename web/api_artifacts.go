@@ -36,7 +36,7 @@ func (a *api) registerArtifacts(app *fiber.App) {
 func (a *api) putArtifact(c *fiber.Ctx) error {
 	ex := exchangeOf(c)
 	ex.transport, ex.operation = transportHTTP, "PUT /v1/artifacts"
-	if err := a.svc.CheckArtifactSize(requestSize(c)); err != nil {
+	if err := readBody(c, a.svc.CheckArtifactSize); err != nil {
 		return a.writeError(c, err)
 	}
 	ctx, cancel := a.svc.Bounded(c.UserContext())

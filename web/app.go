@@ -13,7 +13,6 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
 	"github.com/parleyforum/parley/protocol"
-	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/reputation"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
@@ -77,10 +76,16 @@ func New(opts Options) *fiber.App {
 	app := fiber.New(fiber.Config{
 		DisableStartupMessage: true, // parley serve prints its own, once it accepts connections
 		ErrorHandler:          errorHandler(opts.Logger, p),
-		BodyLimit:             bodyLimit(opts.Limits),
-		ReadTimeout:           opts.Timeouts.Read,
-		WriteTimeout:          opts.Timeouts.Write,
-		IdleTimeout:           opts.Timeouts.Idle,
+		// Bodies are read as they arrive, by the handler that takes one, bounded by its
+		// route's limit (body.go): never into a buffer reserved from a declared
+		// Content-Length (PROTOCOL.md § 19). The server reads the first byte of a body
+		// before the handler runs and leaves the rest to it, so that a body declared over
+		// its route's limit is refused at once, not after the part the server would read.
+		StreamRequestBody: true,
+		BodyLimit:         1,
+		ReadTimeout:       opts.Timeouts.Read,
+		WriteTimeout:      opts.Timeouts.Write,
+		IdleTimeout:       opts.Timeouts.Idle,
 		// A multipart body is parsed when a handler asks for it, not while the request is
 		// read: a broken one then reaches the handler, which answers it in its own terms
 		// (on /v1, the JSON refusal of § 9) instead of the server answering in plain text.
@@ -90,6 +95,7 @@ func New(opts Options) *fiber.App {
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          proxyList(opts.TrustedProxies),
 	})
+	refuseUnknownMethods(app, opts.Logger, opts.Metrics)
 	app.Use(func(c *fiber.Ctx) error {
 		// Every answer, static files and the plain 404 included, is read as the type it says.
 		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
@@ -139,11 +145,4 @@ func withDefaults(opts Options) Options {
 		opts.Clock = storage.Now
 	}
 	return opts
-}
-
-// bodyLimit is the largest request body the server reads at all: an artifact's, an MCP
-// request's (artifact_put carries an artifact in base64), or any other request's, whichever
-// limit is larger. Each route enforces its own limit below it.
-func bodyLimit(l protocol.Limits) int {
-	return max(l.RequestMaxBytes, l.ArtifactMaxBytes, int(mcpserver.MaxBody(l)))
 }

@@ -131,6 +131,10 @@ const pageRequestKey = "parley.pageRequest"
 func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		setPageHeaders(c)
+		// A form is read as it arrives, bounded as a request of the API is (body.go).
+		if err := readForm(c, p.svc); err != nil {
+			return err
+		}
 		// A page's database work has the deadline of any request's (docs/reliability.md).
 		bounded, cancel := p.svc.Bounded(c.UserContext())
 		defer cancel()
@@ -155,6 +159,19 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		}
 		return err
 	}
+}
+
+// readForm reads the body of a request that may carry a form, up to request_max_bytes; a
+// refusal is answered with the forum's page for its status.
+func readForm(c *fiber.Ctx, svc *protocol.Service) error {
+	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+		return nil
+	}
+	err := readBody(c, svc.CheckRequestSize)
+	if e, ok := protocol.AsError(err); ok {
+		return fiber.NewError(e.Status, e.Message)
+	}
+	return err
 }
 
 // begin reads the session, the language and the human signed in.
