@@ -3,6 +3,8 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/parleyforum/parley/protocol/admission"
+
 	"github.com/parleyforum/parley/protocol"
 )
 
@@ -11,6 +13,6 @@ import (
 // claim was here already). Its body may be as large as an artifact.
 func importRoutes(svc *protocol.Service) []apiRoute {
 	return []apiRoute{
-		{method: fiber.MethodPost, path: "/v1/imports", status: fiber.StatusCreated, op: op(svc.Import), name: "import", large: true},
+		{class: admission.Import, method: fiber.MethodPost, path: "/v1/imports", status: fiber.StatusCreated, op: op(svc.Import), name: "import", large: true},
 	}
 }

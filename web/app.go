@@ -63,6 +63,12 @@ type Options struct {
 // New builds the app. Each group of routes registers itself in its own function, in its own
 // file; a new group is one more line here.
 func New(opts Options) *fiber.App {
+	app, _ := build(opts)
+	return app
+}
+
+// build is New, with the router that registered the routes and their admission classes.
+func build(opts Options) (*fiber.App, *router) {
 	opts = withDefaults(opts)
 	// One operation layer for every transport: the same decisions, one rate limiter.
 	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
@@ -107,17 +113,18 @@ func New(opts Options) *fiber.App {
 	app.Use(refuseAmbiguousFraming)
 	app.Use(refuseInvalidHost)
 
-	registerHealth(app, opts.DB, opts.Logger)
+	rt := newRouter(app, svc)
+	registerHealth(rt, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {
-		registerMetrics(app, opts.Metrics)
+		registerMetrics(rt, opts.Metrics)
 	}
-	registerAPI(app, svc, opts.Logger, opts.Metrics, append(identityRoutes(rep), schemaRoutes(svc)...)...)
-	registerFeed(app, svc, opts.Logger, opts.Metrics, opts.Feed)
-	registerExport(app, svc, opts.Logger, opts.Metrics)
-	registerMCP(app, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
-	registerStatic(app, opts.Static)
-	p.register(app)
-	return app
+	registerAPI(rt, svc, opts.Logger, opts.Metrics, append(identityRoutes(rep), schemaRoutes(svc)...)...)
+	registerFeed(rt, svc, opts.Logger, opts.Metrics, opts.Feed)
+	registerExport(rt, svc, opts.Logger, opts.Metrics)
+	registerMCP(rt, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
+	registerStatic(rt, opts.Static)
+	p.register(rt)
+	return app, rt
 }
 
 func withDefaults(opts Options) Options {

@@ -15,10 +15,11 @@ import (
 
 // registerMCP mounts the MCP transport (§ 10) at /mcp. The handler is the SDK's, on net/http;
 // it answers every method itself (POST; 405 with Allow for the others), so it takes them all.
-func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, tools ...mcpserver.Tool) {
+func registerMCP(rt *router, svc *protocol.Service, log *slog.Logger, m *Metrics, tools ...mcpserver.Tool) {
 	h := netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log, Observe: observeTool(m), Tools: tools}))
 	checkBody := mcpserver.CheckBodySize(svc.Limits())
-	app.All("/mcp", func(c *fiber.Ctx) error {
+	// Each call takes the slot of its tool's class, in the MCP handler (routes.go).
+	rt.addByTool("/mcp", func(c *fiber.Ctx) error {
 		exchangeOf(c).transport = transportMCP
 		// The body is read as it arrives, bounded, before the handler takes it (body.go).
 		if err := readBody(c, checkBody); err != nil {

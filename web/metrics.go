@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -117,9 +119,9 @@ func (m *Metrics) streaming() func() {
 // shows it. A request that came through a proxy (X-Forwarded-For or Forwarded set) is not
 // served either, since a proxy on the same machine would otherwise pass the world's requests
 // on from loopback. With --metrics-addr the main address does not serve it at all.
-func registerMetrics(app *fiber.App, m *Metrics) {
+func registerMetrics(rt *router, m *Metrics) {
 	h := adaptor.HTTPHandler(m.Handler())
-	app.Get("/metrics", func(c *fiber.Ctx) error {
+	rt.get(admission.Read, "/metrics", func(c *fiber.Ctx) error {
 		if forwarded(c) || !net.IP(c.Context().RemoteIP()).IsLoopback() {
 			return fiber.ErrNotFound
 		}

@@ -87,6 +87,8 @@ func (c Class) String() string {
 		return "import"
 	case Listen:
 		return "listen"
+	case 0:
+		return "none"
 	}
 	return fmt.Sprintf("class(%d)", int(c))
 }
