@@ -104,6 +104,12 @@ func TestReadersSlowerThanTheMinimumAreCutOff(t *testing.T) {
 			}
 		}
 	}()
+	// The server takes the connection and answers into it, then lets go of it.
+	for start := time.Now(); app.Server().GetOpenConnectionsCount() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("the server did not take the connection")
+		}
+	}
 	for start := time.Now(); app.Server().GetOpenConnectionsCount() > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Since(start) > 20*time.Second {
 			t.Fatal("the server still holds the connection of a client that reads nothing")
