@@ -3,9 +3,8 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // claimRoutes are § 10's routes of the dialectic profile (§ 12).

@@ -4,7 +4,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/reputation"
 )

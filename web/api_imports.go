@@ -3,9 +3,8 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // importRoutes are § 14's import between realms: POST /v1/imports, by a human administrator,

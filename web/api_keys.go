@@ -3,9 +3,8 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // keyRoutes are § 10's routes of the signed profile (§ 13): registering a public key (201,

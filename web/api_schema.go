@@ -3,9 +3,8 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // GET /v1/schema/{type}.json: the JSON Schema (draft 2020-12) of one line type of the dataset

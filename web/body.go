@@ -25,36 +25,74 @@ import (
 // coming within the server's read timeout, or its chunks are broken) is invalid_body, 408 for
 // the timeout; the server closes such a connection.
 func readBody(c *fiber.Ctx, check func(n int) error) error {
-	req := c.Request()
-	if !req.IsBodyStream() {
-		return check(len(req.Body()))
+	if !c.Request().IsBodyStream() {
+		return check(len(c.Request().Body()))
 	}
-	if declared := req.Header.ContentLength(); declared > 0 {
-		if err := check(declared); err != nil {
-			return err
-		}
+	body, err := bodyReader(c, check)
+	if err != nil {
+		return err
 	}
 	buf := bodyBuffers.Get().(*bytes.Buffer)
 	defer putBodyBuffer(buf)
 	chunk := make([]byte, bodyChunk)
-	stream := req.BodyStream()
 	for {
-		n, err := stream.Read(chunk)
+		n, err := body.Read(chunk)
 		buf.Write(chunk[:n])
-		if n > 0 {
-			if refusal := check(buf.Len()); refusal != nil {
-				return refusal
-			}
-		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return unreadable(err)
+			return err
 		}
 	}
-	req.SetBody(buf.Bytes()) // a copy, into the request's own buffer
+	c.Request().SetBody(buf.Bytes()) // a copy, into the request's own buffer
 	return nil
+}
+
+// bodyReader is the body of c as a stream, for a route that takes it as it parses (an
+// import): check is asked about the declared Content-Length at once, and about the bytes
+// received as they come. Once they are over it, the stream's error is check's refusal; a
+// body that stops coming or breaks off is unreadable's.
+func bodyReader(c *fiber.Ctx, check func(n int) error) (io.Reader, error) {
+	req := c.Request()
+	if !req.IsBodyStream() {
+		if err := check(len(req.Body())); err != nil {
+			return nil, err
+		}
+		return bytes.NewReader(req.Body()), nil
+	}
+	if declared := req.Header.ContentLength(); declared > 0 {
+		if err := check(declared); err != nil {
+			return nil, err
+		}
+	}
+	return &checkedBody{stream: req.BodyStream(), check: check}, nil
+}
+
+// checkedBody counts a body's bytes as they are read and ends it with the size check's
+// refusal once they are over.
+type checkedBody struct {
+	stream io.Reader
+	check  func(n int) error
+	read   int
+	err    error
+}
+
+func (b *checkedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.stream.Read(p)
+	b.read += n
+	switch {
+	case n > 0 && b.check(b.read) != nil:
+		b.err = b.check(b.read)
+		return 0, b.err
+	case err != nil && !errors.Is(err, io.EOF):
+		b.err = unreadable(err)
+		return n, b.err
+	}
+	return n, err
 }
 
 // bodyChunk is how much of a body one read takes: what a body may hold beyond its limit

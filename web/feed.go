@@ -10,9 +10,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // GET /v1/feed (§ 13): the feed as Server-Sent Events. Each listener has two halves joined

@@ -8,7 +8,6 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol/admission"
-
 	"github.com/parleyforum/parley/storage"
 )
 

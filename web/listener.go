@@ -26,6 +26,8 @@ type ListenerOptions struct {
 	// SlowReaderGrace is how far behind min_read_bytes_per_second a reader may fall before
 	// its connection is cut; 0 means SlowReaderGrace (§ 19's 10 s).
 	SlowReaderGrace time.Duration
+	// Metrics, when given, count the connections open and refused (the app's Metrics).
+	Metrics *Metrics
 }
 
 // SlowReaderGrace is § 19's: a reader slower than min_read_bytes_per_second for this long is
@@ -45,13 +47,12 @@ func ListenerWith(ln net.Listener, opts ListenerOptions) net.Listener {
 		opts.SlowReaderGrace = SlowReaderGrace
 	}
 	trusted := opts.TrustedProxies
-	return &boundedListener{
-		Listener: ln,
-		conns: admission.NewConnections(opts.Limits.MaxConnections, opts.Limits.MaxConnectionsPerAddress,
-			func(a netip.Addr) bool { return isTrusted(a, trusted) }),
-		rate:  opts.Limits.MinReadBytesPerSecond,
-		grace: opts.SlowReaderGrace,
+	conns := admission.NewConnections(opts.Limits.MaxConnections, opts.Limits.MaxConnectionsPerAddress,
+		func(a netip.Addr) bool { return isTrusted(a, trusted) })
+	if opts.Metrics != nil {
+		opts.Metrics.watchConnections(conns)
 	}
+	return &boundedListener{Listener: ln, conns: conns, rate: opts.Limits.MinReadBytesPerSecond, grace: opts.SlowReaderGrace}
 }
 
 type boundedListener struct {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -52,10 +53,11 @@ func answered(t *testing.T, conn net.Conn) bool {
 // one address, are refused as they are accepted; a closed one gives its place back.
 func TestConnectionsOverTheBoundsAreRefusedAtAccept(t *testing.T) {
 	db := storagetest.Open(t, storage.SQLite)
-	app := web.New(web.Options{DB: db, Version: "test", Logger: unheard})
+	metrics := web.NewMetrics(db, "test")
+	app := web.New(web.Options{DB: db, Version: "test", Logger: unheard, Metrics: metrics})
 	limits := protocol.DefaultLimits()
 	limits.MaxConnections, limits.MaxConnectionsPerAddress = 5, 3
-	base := serveWith(t, app, web.ListenerOptions{Limits: limits})
+	base := serveWith(t, app, web.ListenerOptions{Limits: limits, Metrics: metrics})
 
 	var first net.Conn
 	for i := range 3 {
@@ -77,6 +79,14 @@ func TestConnectionsOverTheBoundsAreRefusedAtAccept(t *testing.T) {
 	}
 	if answered(t, dialFrom(t, base, "127.0.0.3")) {
 		t.Fatal("a sixth connection was answered; max_connections is 5")
+	}
+
+	scrape := httptest.NewRecorder()
+	metrics.Handler().ServeHTTP(scrape, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	for _, line := range []string{"parley_connections_refused_total 2", "parley_connections_open 5"} {
+		if !strings.Contains(scrape.Body.String(), "\n"+line+"\n") {
+			t.Errorf("the metrics lack %q", line)
+		}
 	}
 
 	// A connection that ends gives its place back, as soon as the server has closed it.

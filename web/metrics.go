@@ -7,14 +7,13 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
-	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -83,6 +82,20 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 		}
 	}
 	return m
+}
+
+// watchConnections counts the connections of a listener (listener.go): how many are open,
+// and how many were refused at accept for being over max_connections or
+// max_connections_per_address. A second listener of the same instance is not counted.
+func (m *Metrics) watchConnections(conns *admission.Connections) {
+	_ = m.registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "parley_connections_open",
+		Help: "Connections open right now (at most max_connections).",
+	}, func() float64 { return float64(conns.Count()) }))
+	_ = m.registry.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "parley_connections_refused_total",
+		Help: "Connections closed as they were accepted, over max_connections or max_connections_per_address.",
+	}, func() float64 { return float64(conns.Refused()) }))
 }
 
 // Handler answers a scrape in the Prometheus text format.

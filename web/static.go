@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
 	"github.com/parleyforum/parley/protocol/admission"
 )
 

@@ -119,7 +119,7 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 	// Connections are bounded in number, in all and per client address, and held to the pace
 	// of the slowest reader allowed (PROTOCOL.md § 19); they are closed as net/http closes
 	// them: a client refused in the middle of its request reads the refusal instead of a reset.
-	bounded := web.ListenerWith(ln, web.ListenerOptions{Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies})
+	bounded := web.ListenerWith(ln, web.ListenerOptions{Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies, Metrics: metrics})
 	go func() { served <- app.Listener(bounded) }()
 
 	// The socket is listening, so connections from now on wait in its queue until the server
