@@ -25,7 +25,7 @@ const artifactCSP = "default-src 'none'; sandbox"
 
 // registerArtifacts adds the two routes, each answering other methods with 405.
 func (a *api) registerArtifacts(rt *router) {
-	rt.add(admission.Write, fiber.MethodPut, "/v1/artifacts", a.putArtifact)
+	rt.addSized(admission.Write, a.svc.CheckArtifactSize, fiber.MethodPut, "/v1/artifacts", a.putArtifact)
 	rt.all(admission.Read, "/v1/artifacts", methodNotAllowed(fiber.MethodPut))
 	rt.get(admission.Read, "/v1/artifacts/:ref", a.getArtifact)
 	rt.all(admission.Read, "/v1/artifacts/:ref", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))

@@ -59,7 +59,7 @@ func newPages(svc *protocol.Service, rep *reputation.Service, opts Options) *pag
 	}
 }
 
-// register adds the pages' routes to app.
+// register adds the pages' routes, each with its admission class (routes.go).
 func (p *pages) register(rt *router) {
 	rt.get(admission.Read, "/favicon.ico", func(c *fiber.Ctx) error {
 		// Browsers ask for it on every site; the icon is an SVG among the static files.

@@ -13,7 +13,9 @@ import (
 //
 //   - Read and Write (the light classes) take a slot of the gate here, before the handler
 //     runs, for no one's share; a request that finds none within the gate's short wait is
-//     answered 503 unavailable with Retry-After, in the terms of its path.
+//     answered 503 unavailable with Retry-After, in the terms of its path. Its body is
+//     received first (body.go), bounded by the route's limit: a client that sends slowly
+//     holds its connection, never a place of work.
 //   - Password, Export, Drawing and Import (the heavy classes) are admitted by their handler
 //     with protocol.Service.Admit, once it knows whom to count the slot against (the caller's
 //     identity, or its address): only the handler knows when the heavy part begins.
@@ -39,13 +41,18 @@ func newRouter(app *fiber.App, svc *protocol.Service) *router {
 
 // add registers the handlers for method and path, admitted as class: the slot is taken
 // before the first runs and given back when it returns (the others run inside it, by
-// c.Next).
+// c.Next). The body a request of a light class carries is held to request_max_bytes.
 func (rt *router) add(class admission.Class, method, path string, handlers ...fiber.Handler) {
+	rt.addSized(class, rt.svc.CheckRequestSize, method, path, handlers...)
+}
+
+// addSized is add for a route whose body has a limit of its own, checked by checkBody.
+func (rt *router) addSized(class admission.Class, checkBody func(n int) error, method, path string, handlers ...fiber.Handler) {
 	if !class.Declared() {
 		panic("web: the route " + method + " " + path + " declares no admission class")
 	}
 	rt.classes[method+" "+path] = class
-	admitted := append([]fiber.Handler{rt.admitted(class, handlers[0])}, handlers[1:]...)
+	admitted := append([]fiber.Handler{rt.admitted(class, checkBody, handlers[0])}, handlers[1:]...)
 	rt.app.Add(method, path, admitted...)
 }
 
@@ -84,28 +91,33 @@ func (rt *router) use(class admission.Class, prefix string, h fiber.Handler) {
 		panic("web: " + prefix + " declares no admission class")
 	}
 	rt.classes["USE "+prefix] = class
-	rt.app.Use(prefix, rt.admitted(class, h))
+	rt.app.Use(prefix, rt.admitted(class, rt.svc.CheckRequestSize, h))
 }
 
-// admitted is h behind its class's slot: taken here for the light classes, by h itself for
-// the heavy ones, never for Listen.
-func (rt *router) admitted(class admission.Class, h fiber.Handler) fiber.Handler {
+// admitted is h behind its class's slot: taken here for the light classes, once the body has
+// been received (checkBody is its route's limit), by h itself for the heavy ones, which also
+// read their bodies themselves, and never for Listen.
+func (rt *router) admitted(class admission.Class, checkBody func(n int) error, h fiber.Handler) fiber.Handler {
 	if !class.Light() {
 		return h
 	}
 	return func(c *fiber.Ctx) error {
+		if err := readBody(c, checkBody); err != nil {
+			return refuse(c, err)
+		}
 		release, err := rt.svc.Admit(c.UserContext(), class, "")
 		if err != nil {
-			return busy(c, err)
+			return refuse(c, err)
 		}
 		defer release()
 		return h(c)
 	}
 }
 
-// busy answers a request that found no slot: 503 unavailable with Retry-After, as § 9's
-// refusal under /v1, a JSON-RPC error at /mcp, the forum's page elsewhere.
-func busy(c *fiber.Ctx, err error) error {
+// refuse answers a request the router refused, in the terms of its path: § 9's refusal
+// under /v1, a JSON-RPC error at /mcp, the forum's page elsewhere ("busy" for want of a slot,
+// 503 with Retry-After).
+func refuse(c *fiber.Ctx, err error) error {
 	e, ok := protocol.AsError(err)
 	switch {
 	case !ok:
@@ -117,5 +129,8 @@ func busy(c *fiber.Ctx, err error) error {
 		return mcpRefusal(c, e)
 	}
 	exchangeOf(c).refused(e)
-	return busyPage(c, e.RetryHint)
+	if e.Reason == protocol.ReasonUnavailable {
+		return busyPage(c, e.RetryHint)
+	}
+	return fiber.NewError(e.Status, e.Message)
 }

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
@@ -109,5 +111,48 @@ func TestLightWorkWaitsForItsSlot(t *testing.T) {
 		if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") == "" {
 			t.Errorf("%s %s: 503 without Retry-After", c.method, c.path)
 		}
+	}
+}
+
+// A request's body is received before it takes its slot: clients that send their bodies
+// slowly, as many as there are places for writes, hold their connections, never the places,
+// and a write that comes meanwhile is answered.
+func TestSlowBodiesHoldNoSlot(t *testing.T) {
+	db := storagetest.Open(t, storage.SQLite)
+	app, rt := build(Options{DB: db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	slots := rt.svc.Gate().Capacity(admission.Write)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := protocol.DefaultLimits()
+	limits.MaxConnectionsPerAddress = 2*slots + 8
+	go app.Listener(ListenerWith(ln, ListenerOptions{Limits: limits}))
+	t.Cleanup(func() { app.Shutdown() })
+
+	for range slots {
+		conn, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		// 100 bytes declared, 1 sent: the rest never comes within the test.
+		if _, err := io.WriteString(conn, "POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for start := time.Now(); app.Server().GetOpenConnectionsCount() < int32(slots); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 20*time.Second {
+			t.Fatalf("%d of %d slow connections taken", app.Server().GetOpenConnectionsCount(), slots)
+		}
+	}
+	resp, err := http.Post("http://"+ln.Addr().String()+"/v1/messages", "application/json", strings.NewReader(`{"kind":"ask","body":"hello"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a write beside %d slow bodies: %d %.200s, want 401 (its turn, without a token)", slots, resp.StatusCode, body)
 	}
 }
