@@ -42,9 +42,14 @@ type Limits struct {
 	// ImportMaxBytes bounds what an import reads (§ 14): another realm's export, read as it
 	// arrives and refused past this many bytes.
 	ImportMaxBytes int `json:"import_max_bytes"`
-	// MinReadBytesPerSecond is the slowest a reader of a streamed answer (an export) may
-	// read: one slower for 10 s is cut off, so that nobody holds an export's slot and its
-	// database connection by reading a byte at a time (§ 19).
+	// § 19: connections open at once, in all and from one client address; more are refused
+	// as they are accepted. Each open connection holds a goroutine and its read and write
+	// buffers whatever it sends.
+	MaxConnections           int `json:"max_connections"`
+	MaxConnectionsPerAddress int `json:"max_connections_per_address"`
+	// MinReadBytesPerSecond is the slowest a client may take an answer (§ 19): one that falls
+	// more than 10 s behind this rate is cut off, so that it holds the answer's buffers and
+	// work no longer than a reader keeping up would.
 	MinReadBytesPerSecond int `json:"min_read_bytes_per_second"`
 }
 
@@ -78,6 +83,8 @@ func DefaultLimits() Limits {
 		FailedAuthsPerMinute:     30,
 		IdempotencyKeyHours:      24,
 		ImportMaxBytes:           64 << 20,
+		MaxConnections:           4096,
+		MaxConnectionsPerAddress: 64,
 		MinReadBytesPerSecond:    16384,
 	}
 }
@@ -109,6 +116,8 @@ func (l *Limits) fields() map[string]*int {
 		"failed_auths_per_minute":     &l.FailedAuthsPerMinute,
 		"idempotency_key_hours":       &l.IdempotencyKeyHours,
 		"import_max_bytes":            &l.ImportMaxBytes,
+		"max_connections":             &l.MaxConnections,
+		"max_connections_per_address": &l.MaxConnectionsPerAddress,
 		"min_read_bytes_per_second":   &l.MinReadBytesPerSecond,
 	}
 }
@@ -146,6 +155,9 @@ func (l Limits) Validate() error {
 	}
 	if l.InboxDefaultItems > l.InboxMaxItems {
 		return fmt.Errorf("limit inbox_default_items (%d) exceeds inbox_max_items (%d)", l.InboxDefaultItems, l.InboxMaxItems)
+	}
+	if l.MaxConnectionsPerAddress > l.MaxConnections {
+		return fmt.Errorf("limit max_connections_per_address (%d) exceeds max_connections (%d)", l.MaxConnectionsPerAddress, l.MaxConnections)
 	}
 	return nil
 }

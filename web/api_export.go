@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // GET /v1/export?format=&thread=&room=: an export in any format (PROTOCOL.md § 14–16),
@@ -33,10 +34,10 @@ const slowReaderWindow = 10 * time.Second
 const exportDeadline = 30 * time.Minute
 
 // registerExport adds GET /v1/export.
-func registerExport(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
+func registerExport(rt *router, svc *protocol.Service, log *slog.Logger, m *Metrics) {
 	a := &api{svc: svc, log: log, metrics: m}
-	app.Get("/v1/export", a.export)
-	app.All("/v1/export", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))
+	rt.get(admission.Export, "/v1/export", a.export)
+	rt.all(admission.Read, "/v1/export", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))
 }
 
 func (a *api) export(c *fiber.Ctx) error {

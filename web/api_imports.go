@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // importPath is § 14's import between realms.
@@ -15,6 +16,6 @@ const importPath = "/v1/imports"
 // read as a stream once the caller is known (readStreamedBody).
 func importRoutes(svc *protocol.Service) []apiRoute {
 	return []apiRoute{
-		{method: fiber.MethodPost, path: importPath, status: fiber.StatusCreated, op: op(svc.Import), name: "import", streamed: true},
+		{class: admission.Import, method: fiber.MethodPost, path: importPath, status: fiber.StatusCreated, op: op(svc.Import), name: "import", streamed: true},
 	}
 }

@@ -116,9 +116,11 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		TrustRealms:      cfg.TrustRealms,
 	})
 	served := make(chan error, 1)
-	// Connections are closed as net/http closes them: a client refused in the middle of its
-	// request reads the refusal instead of a reset.
-	go func() { served <- app.Listener(web.Listener(ln)) }()
+	// Connections are bounded in number, in all and per client address, and held to the pace
+	// of the slowest reader allowed (PROTOCOL.md § 19); they are closed as net/http closes
+	// them: a client refused in the middle of its request reads the refusal instead of a reset.
+	bounded := web.ListenerWith(ln, web.ListenerOptions{Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies, Metrics: metrics})
+	go func() { served <- app.Listener(bounded) }()
 
 	// The socket is listening, so connections from now on wait in its queue until the server
 	// takes them: the line is true as soon as it is printed.
