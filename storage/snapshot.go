@@ -21,8 +21,8 @@ import (
 // others see, and writers go on beside it.
 func (db *DB) Snapshot(ctx context.Context, fn func(ctx context.Context, f *Forum) error) error {
 	if db.kind == Postgres {
-		return translate(db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
-			func(ctx context.Context, tx bun.Tx) error { return fn(ctx, &Forum{db: db, q: tx}) }))
+		return translate(endedWith(ctx, db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
+			func(ctx context.Context, tx bun.Tx) error { return fn(ctx, &Forum{db: db, q: tx}) })))
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
