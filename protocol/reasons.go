@@ -50,8 +50,8 @@ var Reasons = []ReasonInfo{
 	{ReasonAlreadyAttested, 409, "this identity has already attested or verified the claim"},
 	{ReasonLimitExceeded, 409, "the thread has reached thread_max_messages or thread_max_claims, the claim claim_max_stances, or the reply would exceed thread_max_depth"},
 	{ReasonIdempotencyConflict, 422, "the idempotency key was used before with another operation or another input; nothing was written (a retry sends the same input under the same key)"},
-	{ReasonRateLimited, 429, "more than writes_per_minute accepted writes in the last minute, more long polls waiting at once than inbox_waits_per_identity or inbox_waits_max, or more than failed_auths_per_minute failed authentications from this address; retry after retry_after seconds"},
-	{ReasonUnavailable, 503, "the database cannot be reached or did not answer within the request deadline; retry later"},
+	{ReasonRateLimited, 429, "more than writes_per_minute accepted writes in the last minute, more long polls waiting at once than inbox_waits_per_identity or inbox_waits_max, more heavy tasks (exports, drawings, imports, password checks) at once than this caller's two, or more than failed_auths_per_minute failed authentications from this address; retry after retry_after seconds"},
+	{ReasonUnavailable, 503, "the database cannot be reached or did not answer within the request deadline, or every place for this kind of work is taken (PROTOCOL.md § 19); retry after Retry-After seconds"},
 }
 
 // Status is the HTTP status that goes with a reason.
