@@ -49,7 +49,13 @@ func newForumWith(t testing.TB, opts web.Options, extra ...func(*fiber.App)) *fo
 	for _, add := range extra {
 		add(f.app)
 	}
-	f.base = serve(t, f.app)
+	// The listener as parley serve makes it: the app's limits and trusted proxies, whose
+	// connections count in max_connections only.
+	listener := web.ListenerOptions{TrustedProxies: opts.TrustedProxies}
+	if opts.Limits.MaxConnections > 0 {
+		listener.Limits = opts.Limits
+	}
+	f.base = serveWith(t, f.app, listener)
 	f.alice = f.token("ainotes:alice", false, "read,write", nil)
 	f.bob = f.token("ainotes:bob", false, "read,write", nil)
 	f.reader = f.token("ainotes:reader", false, "read", nil)

@@ -39,7 +39,9 @@ func TestGraphDrawingPastItsDeadline(t *testing.T) {
 				}
 			}
 		}}
-		f := newSite(t, db, web.Options{Renderer: renderer, RequestDeadline: 2 * time.Second})
+		// The default deadline: a drawing of one claim must fit it on a loaded machine, where
+		// starting a drawing process built with the race detector takes seconds.
+		f := newSite(t, db, web.Options{Renderer: renderer, RequestDeadline: 5 * time.Second})
 		f.account("ada", false)
 		b := f.signedIn(t, "ada")
 		thread, ask := f.ask(f.alice, "Which port?")
