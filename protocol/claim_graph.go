@@ -107,18 +107,15 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	err2 = s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(scope)
 		// The first page fixes the point that the pages after it are read as of (§ 15).
-		if point == nil {
-			p, err := read.PointNow(ctx)
-			if err != nil {
-				return err
-			}
-			point = &p
-		} else {
-			read = read.AsOf(point)
-		}
+		first := point == nil
 		var err error
-		g, next, err = s.graphPage(ctx, read, threadID, *pos, fill, point.At)
-		return err
+		if point, err = beginAsOf(ctx, read, point); err != nil {
+			return err
+		}
+		if g, next, err = s.graphPage(ctx, read, threadID, *pos, fill, point.At); err != nil || !first || next == nil {
+			return err
+		}
+		return read.PinPoint(ctx, point)
 	})
 	if err2 != nil {
 		return nil, fault(err2)
