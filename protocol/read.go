@@ -40,7 +40,7 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 		return nil, err
 	}
 	list := ListOf(a, "read_thread", "thread", id)
-	nums, point, err := s.pointCursorField(o, threadPageCursorTag, list, 3)
+	nums, carried, err := s.pointCursorField(o, threadPageCursorTag, list, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -60,14 +60,15 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	// One snapshot: the thread's count, state and awaiting are those of the messages and
 	// claims returned with it, also while others write to it; and a later page is read as
 	// of the first page's snapshot.
-	first := point == nil
+	first := carried == nil
+	var point *storage.Point
 	var res *ReadThreadResult
 	var next *threadPagePosition
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(ScopeOf(a))
 		var err error
-		if point, err = beginAsOf(ctx, read, point); err != nil {
+		if point, err = beginAsOf(ctx, read, carried); err != nil {
 			return err
 		}
 		t, err := read.Thread(ctx, id)
