@@ -9,21 +9,22 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Reading the claims as of a point of the record (PROTOCOL.md § 15, paged reads are read as
-// of one point). The record is append-only: every claim is asserted with an event, every
-// stance is written with its claim's event, and every change of a claim's state is an event
-// that says the state it moved to. So a later snapshot can show what an earlier one held:
-// the claims and stances of the point, each claim in the state its last event of the point
-// set — leaving out whatever was written after it.
+// Reading the claims and messages as of a point of the record (PROTOCOL.md § 15, paged reads
+// are read as of one point). The record is append-only: every claim is asserted with an
+// event, every stance is written with its claim's event, and every change of a claim's state
+// is an event that says the state it moved to. So a later snapshot can show what an earlier
+// one held: the claims, stances and messages of the point, each claim in the state its last
+// event of the point set — leaving out whatever was written after it (a thread's row:
+// asof_thread.go).
 //
 // A point is the last event, stance, claim and message of a snapshot. On SQLite, whose
-// writers take turns, rows are numbered in commit order, and the point is those numbers. On Postgres
-// numbers are taken before commit: a transaction that took a smaller one may commit after the
-// snapshot, and one that took its number before and its transaction id after the snapshot
-// too. So the point also keeps the snapshot's xmax and the transactions running in it: a row
-// whose transaction (the feed's tx, written by a trigger with every event and every message;
-// a claim's or stance's is its event's) is one of those, or not below xmax, was not in the
-// snapshot.
+// writers take turns, rows are numbered in commit order, and the point is those numbers. On
+// Postgres numbers are taken before commit: a transaction that took a smaller one may commit
+// after the snapshot, and one that took its number before and its transaction id after the
+// snapshot too. So the point also keeps the snapshot's xmax and the transactions running in
+// it: a row whose transaction (the feed's tx, written by a trigger with every event and every
+// message; a claim's or stance's is its event's) is one of those, or not below xmax, was not
+// in the snapshot.
 
 // Point is a point of the record: what one snapshot held.
 type Point struct {
@@ -94,7 +95,7 @@ func (f *Forum) PinPoint(ctx context.Context, p *Point) error {
 }
 
 // AsOf makes f's reads of claims, stances and messages (ClaimsOf, StancesOf,
-// RefutedClaimsOf, Messages, ThreadAsOf) answer as of p: the claims, stances and messages p
+// RefutedClaimsOf, Messages, ThreadRecordAsOf) answer as of p: the claims, stances and messages p
 // held, each claim in the state it was in then. It returns f.
 func (f *Forum) AsOf(p *Point) *Forum {
 	f.asOf = &asOf{point: p}
