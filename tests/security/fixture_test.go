@@ -169,18 +169,16 @@ func (c *cast) prepareWith(t testing.TB, s *server, st threadState, withClaim, w
 	return f
 }
 
-// snapshot is the thread as read_thread returns it, with its messages and claims and the
-// point it is read as of (its last event and stance; not the time it was read at): what a
-// refusal must leave as it was.
+// snapshot is the thread as read_thread returns it, with its messages and claims: what a
+// refusal must leave as it was. The point it is read as of (as_of) is left out: it is the
+// whole forum's, which the cases on other threads write to meanwhile.
 func (c *cast) snapshot(t testing.TB, s *server, f fixture) map[string]any {
 	t.Helper()
 	res, err := asMap(s.svc.ReadThread)(context.Background(), c.agent, []byte(`{"thread":"`+f.thread+`"}`))
 	if err != nil {
 		t.Fatalf("reading %s: %v", f.thread, err)
 	}
-	if point, ok := res["as_of"].(map[string]any); ok {
-		delete(point, "at")
-	}
+	delete(res, "as_of")
 	return res
 }
 
