@@ -79,7 +79,7 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 		return nil, Refuse(ReasonInvalidBody, "field format must be one of %s", strings.Join(graph.FormatNames(), ", "))
 	}
 	list := ListOf(a, "graph", "thread", threadID, "room", roomFilter(room))
-	pos, point, err := s.graphCursorField(o, list, threadID)
+	pos, carried, err := s.graphCursorField(o, list, threadID)
 	if err != nil {
 		return nil, err
 	}
@@ -104,21 +104,19 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	}
 	var g *graph.Graph
 	var next *claimPosition
+	var point *storage.Point
 	err2 = s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
 		read = read.In(scope)
 		// The first page fixes the point that the pages after it are read as of (§ 15).
-		if point == nil {
-			p, err := read.PointNow(ctx)
-			if err != nil {
-				return err
-			}
-			point = &p
-		} else {
-			read = read.AsOf(point)
-		}
+		first := carried == nil
 		var err error
-		g, next, err = s.graphPage(ctx, read, threadID, *pos, fill, point.At)
-		return err
+		if point, err = beginAsOf(ctx, read, carried); err != nil {
+			return err
+		}
+		if g, next, err = s.graphPage(ctx, read, threadID, *pos, fill, point.At); err != nil || !first || next == nil {
+			return err
+		}
+		return read.PinPoint(ctx, point)
 	})
 	if err2 != nil {
 		return nil, fault(err2)

@@ -132,37 +132,20 @@ func TestGraphPagesAreReadAsOfTheFirstPage(t *testing.T) {
 // when release is closed; written gives its end.
 func holdClaimWrite(t *testing.T, db *storage.DB, thread, anchor, claim int64) (release chan struct{}, written chan error) {
 	t.Helper()
+	return holdWrite(t, db, func(ctx context.Context, f *storage.Forum) error {
+		return writeHeldClaim(ctx, f, thread, anchor, claim)
+	})
+}
+
+// holdWrite runs write in a transaction that it commits only when release is closed;
+// written gives its end.
+func holdWrite(t *testing.T, db *storage.DB, write func(ctx context.Context, f *storage.Forum) error) (release chan struct{}, written chan error) {
+	t.Helper()
 	release, written = make(chan struct{}), make(chan error, 1)
 	begun := make(chan struct{})
 	go func() {
 		written <- db.Write(context.Background(), func(ctx context.Context, f *storage.Forum) error {
-			now := storage.Now()
-			body := "held back"
-			st := &storage.Stance{ClaimID: claim, Kind: storage.StanceRefute, Identity: "ainotes:held", AuthorKind: "llm",
-				Evidence: `[{"kind":"log","ref":"held"}]`, Body: &body, CreatedAt: now}
-			if err := f.InsertStance(ctx, st); err != nil {
-				return err
-			}
-			c, err := f.Claim(ctx, claim)
-			if err != nil {
-				return err
-			}
-			from := c.State
-			c.State, c.UpdatedAt = "refuted", now
-			if err := f.UpdateClaim(ctx, c); err != nil {
-				return err
-			}
-			if err := f.InsertEvent(ctx, &storage.Event{ThreadID: thread, Subject: protocol.ClaimKey(claim), Act: "refute",
-				FromState: &from, ToState: "refuted", Origin: "llm", ActorIdentity: "ainotes:held", Label: "held", At: now, StanceID: &st.ID}); err != nil {
-				return err
-			}
-			nc := &storage.Claim{ThreadID: thread, AnchorID: anchor, Statement: "port 7000 is open", Identity: "ainotes:held",
-				AuthorKind: "llm", State: "unverified", StateOrigin: "llm", Evidence: `[{"kind":"log","ref":"held"}]`, CreatedAt: now, UpdatedAt: now}
-			if err := f.InsertClaim(ctx, nc); err != nil {
-				return err
-			}
-			if err := f.InsertEvent(ctx, &storage.Event{ThreadID: thread, Subject: protocol.ClaimKey(nc.ID), Act: "assert",
-				ToState: "unverified", Origin: "llm", ActorIdentity: "ainotes:held", Label: "held", At: now}); err != nil {
+			if err := write(ctx, f); err != nil {
 				return err
 			}
 			close(begun)
@@ -176,6 +159,38 @@ func holdClaimWrite(t *testing.T, db *storage.DB, thread, anchor, claim int64) (
 		t.Fatalf("the held write: %v", err)
 	}
 	return release, written
+}
+
+// writeHeldClaim refutes the claim and asserts a new one on thread (of the anchor message),
+// each with its event as the operations write them.
+func writeHeldClaim(ctx context.Context, f *storage.Forum, thread, anchor, claim int64) error {
+	now := storage.Now()
+	body := "held back"
+	st := &storage.Stance{ClaimID: claim, Kind: storage.StanceRefute, Identity: "ainotes:held", AuthorKind: "llm",
+		Evidence: `[{"kind":"log","ref":"held"}]`, Body: &body, CreatedAt: now}
+	if err := f.InsertStance(ctx, st); err != nil {
+		return err
+	}
+	c, err := f.Claim(ctx, claim)
+	if err != nil {
+		return err
+	}
+	from := c.State
+	c.State, c.UpdatedAt = "refuted", now
+	if err := f.UpdateClaim(ctx, c); err != nil {
+		return err
+	}
+	if err := f.InsertEvent(ctx, &storage.Event{ThreadID: thread, Subject: protocol.ClaimKey(claim), Act: "refute",
+		FromState: &from, ToState: "refuted", Origin: "llm", ActorIdentity: "ainotes:held", Label: "held", At: now, StanceID: &st.ID}); err != nil {
+		return err
+	}
+	nc := &storage.Claim{ThreadID: thread, AnchorID: anchor, Statement: "port 7000 is open", Identity: "ainotes:held",
+		AuthorKind: "llm", State: "unverified", StateOrigin: "llm", Evidence: `[{"kind":"log","ref":"held"}]`, CreatedAt: now, UpdatedAt: now}
+	if err := f.InsertClaim(ctx, nc); err != nil {
+		return err
+	}
+	return f.InsertEvent(ctx, &storage.Event{ThreadID: thread, Subject: protocol.ClaimKey(nc.ID), Act: "assert",
+		ToState: "unverified", Origin: "llm", ActorIdentity: "ainotes:held", Label: "held", At: now})
 }
 
 // describeGraph is every node and edge of the pages, one line each, sorted: a claim with its

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,87 +15,35 @@ import (
 // from pos, each claim's anchor message with the first claim anchored in it, and the grounded
 // labels of the whole graph, not of the page.
 //
-// § 15, paged reads are read as of one point: the first page is read in a snapshot whose
-// point (storage.Point) its cursor carries, and every later page answers as of that point —
+// § 15, paged reads are read as of one point (asof.go): the first page is read in a
+// snapshot whose point its cursor carries, and every later page answers as of that point —
 // the claims and stances it held, each claim in the state it was in then, expiry read against
 // its time — so that a graph read in pages while claims are superseded and refuted is one
 // graph. Every page says its point (as_of).
 
-// AsOf is the point of the record a paged read answers as of: the last event and stance the
-// first page's snapshot held (null when there was none), and the snapshot's time.
-type AsOf struct {
-	Event  *string   `json:"event"`
-	Stance *string   `json:"stance"`
-	At     time.Time `json:"at"`
-}
-
-// asOfView is the point as a page says it.
-func asOfView(p *storage.Point) *AsOf {
-	v := &AsOf{At: p.At}
-	if p.Event > 0 {
-		e := EventKey(p.Event)
-		v.Event = &e
-	}
-	if p.Stance > 0 {
-		st := StanceKey(p.StanceKind, p.Stance)
-		v.Stance = &st
-	}
-	return v
-}
-
-// stanceKindCodes number the stance kinds for a cursor (0: no stance).
-var stanceKindCodes = []string{"", storage.StanceAttest, storage.StanceRefute, storage.StanceVerify}
-
 // graphCursor is the cursor of the graph's page that begins at pos, read as of p: the
-// thread (0: all), the position, then the point — its event, stance, stance kind and claim,
-// its time in microseconds, and on Postgres the snapshot's xmax and running transactions.
+// thread (0: all), the position, then the point.
 func (s *Service) graphCursor(list CursorList, thread int64, pos *claimPosition, p *storage.Point) (*string, *Error) {
 	if pos == nil {
 		return nil, nil
 	}
-	nums := []int64{thread, pos.claim, pos.afterStance, p.Event, p.Stance, int64(slices.Index(stanceKindCodes, p.StanceKind)),
-		p.Claim, p.At.UnixMicro(), p.XMax}
-	c, err := s.encodeCursor(graphPageCursorTag, list, append(nums, p.Running...)...)
+	c, err := s.pointCursor(graphPageCursorTag, list, []int64{thread, pos.claim, pos.afterStance}, p)
 	if err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// graphCursorFixed is how many numbers a graph cursor has before the running transactions.
-const graphCursorFixed = 9
-
 // graphCursorField reads the cursor of a graph read of thread: where its page begins and the
 // point it is read as of; nil, nil when there is none. A cursor of another thread's graph
 // (or of the whole forum's for a thread's) is one of another list.
 func (s *Service) graphCursorField(o *object, list CursorList, thread int64) (*claimPosition, *storage.Point, *Error) {
-	cursor, has, err := o.str("cursor")
-	if err != nil || !has {
+	n, p, err := s.pointCursorField(o, graphPageCursorTag, list, 3)
+	if err != nil || n == nil {
 		return nil, nil, err
 	}
-	raw, err := s.OpenCursor(list, "cursor", cursor, badCursor())
-	if err != nil {
-		return nil, nil, err
-	}
-	parts := strings.Split(string(raw), ".")
-	if len(parts) < graphCursorFixed+1 || parts[0] != graphPageCursorTag {
+	if n[0] != thread {
 		return nil, nil, badCursor()
-	}
-	n := make([]int64, len(parts)-1)
-	for i, part := range parts[1:] {
-		v, perr := strconv.ParseInt(part, 10, 64)
-		if perr != nil || strconv.FormatInt(v, 10) != part || v < 0 {
-			return nil, nil, badCursor()
-		}
-		n[i] = v
-	}
-	if n[0] != thread || n[5] < 0 || n[5] >= int64(len(stanceKindCodes)) {
-		return nil, nil, badCursor()
-	}
-	p := &storage.Point{Event: n[3], Stance: n[4], StanceKind: stanceKindCodes[n[5]], Claim: n[6],
-		At: time.UnixMicro(n[7]).UTC(), XMax: n[8], Running: n[graphCursorFixed:]}
-	if len(p.Running) == 0 {
-		p.Running = nil
 	}
 	return &claimPosition{claim: n[1], afterStance: n[2]}, p, nil
 }

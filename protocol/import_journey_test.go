@@ -16,7 +16,10 @@ import (
 // time, provenance, valid_until and origin arrives as alpha and beta recorded it; a stance
 // signed in beta on alpha's claim is bound to it in gamma by its origin; what alpha cannot
 // vouch for and what beta's rules refuse are refused whole; and each export's custody holds,
-// by the realm key of the forum that made it.
+// by the realm key of the forum that made it, also pinned as a researcher pins it (parley
+// verify-export --trust-realm NAME=DID or --realm-key DID, graph.CustodyReport.Expect): beta's
+// and gamma's exports verify pinned to the realms whose keys signed them, and fail pinned to
+// another key for their realm, or to their own key alone.
 func TestImportThreeRealms(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		// Alpha: two claims in th_1, every stance signed; the second expired in alpha. A third,
@@ -78,8 +81,12 @@ func TestImportThreeRealms(t *testing.T) {
 		for id := range inBeta {
 			inBeta[id] = claimJSON(t, beta, inBeta[id]["id"].(string))
 		}
+		// Beta's exports carry alpha's bindings of bob's and vera's keys and beta's own of
+		// carol's: they verify pinned to those two realms' keys.
 		fromBeta := beta.export(t, protocol.FormatJSONL, 0)
-		custodyBy(t, "beta", beta.did, func() (*graph.CustodyReport, error) { return graph.CheckDataset(bytes.NewReader(fromBeta)) })
+		signersB := map[string]string{"beta": beta.did, "alpha": alpha.did}
+		custodyBy(t, "beta", signersB, func() (*graph.CustodyReport, error) { return graph.CheckDataset(bytes.NewReader(fromBeta)) })
+		custodyBy(t, "beta", signersB, func() (*graph.CustodyReport, error) { return graph.CheckCustody(beta.export(t, "json", 0)) })
 
 		// Gamma trusts alpha and beta, and takes beta's dataset.
 		gamma := openRealm(t, db.Kind(), "gamma", generous(), map[string]string{"alpha": alpha.did, "beta": beta.did})
@@ -113,8 +120,9 @@ func TestImportThreeRealms(t *testing.T) {
 		if got := inGamma[mirror.ID]; got["state"] != string(protocol.ClaimRefuted) || got["certainty"] != string(protocol.ClaimRefuted) || got["expired"] != true {
 			t.Errorf("gamma reads the refuted, expired mirror as %s, %s, expired %v", got["state"], got["certainty"], got["expired"])
 		}
-		custodyBy(t, "gamma", gamma.did, func() (*graph.CustodyReport, error) { return graph.CheckCustody(gamma.export(t, "json", 0)) })
-		custodyBy(t, "gamma", gamma.did, func() (*graph.CustodyReport, error) {
+		signersC := map[string]string{"gamma": gamma.did, "beta": beta.did, "alpha": alpha.did}
+		custodyBy(t, "gamma", signersC, func() (*graph.CustodyReport, error) { return graph.CheckCustody(gamma.export(t, "json", 0)) })
+		custodyBy(t, "gamma", signersC, func() (*graph.CustodyReport, error) {
 			return graph.CheckDataset(bytes.NewReader(gamma.export(t, protocol.FormatJSONL, 0)))
 		})
 	})
@@ -159,19 +167,53 @@ func keeps(t *testing.T, realm string, got, want map[string]map[string]any, thre
 	}
 }
 
-// custodyBy checks that every proof of an export holds, its own by the realm key did.
-func custodyBy(t *testing.T, realm, did string, check func() (*graph.CustodyReport, error)) {
+// custodyBy checks an export of realm as parley verify-export checks it: every proof holds,
+// its own by realm's key (signers[realm]); pinned to the keys of the realms whose keys signed
+// it (signers: --trust-realm NAME=DID for each, or --realm-key DID for each), it still holds;
+// pinned to another key for realm — an export re-signed under another realm key — it fails;
+// and pinned to realm's own key alone, a binding another realm made fails.
+func custodyBy(t *testing.T, realm string, signers map[string]string, check func() (*graph.CustodyReport, error)) {
 	t.Helper()
-	r, err := check()
-	if err != nil {
-		t.Fatal(err)
+	report := func(e graph.ExpectedRealms) (*graph.CustodyReport, string) {
+		t.Helper()
+		r, err := check()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Expect(e)
+		var lines []string
+		for _, l := range r.Lines {
+			lines = append(lines, l.What+": "+errText(l.Err))
+		}
+		return r, strings.Join(lines, "\n")
 	}
-	var lines []string
-	for _, l := range r.Lines {
-		lines = append(lines, l.What+": "+errText(l.Err))
+	did := signers[realm]
+	r, text := report(graph.ExpectedRealms{})
+	if r.Failed() != 0 || r.Signer != did || !strings.Contains(text, "export proof of realm "+realm+" by "+did+": ok") {
+		t.Errorf("the check of %s's export (%d fail, signed by %s):\n%s", realm, r.Failed(), r.Signer, text)
 	}
-	text := strings.Join(lines, "\n")
-	if r.Failed() != 0 || !strings.Contains(text, "export proof of realm "+realm+" by "+did+": ok") {
-		t.Errorf("the check of %s's export (%d fail):\n%s", realm, r.Failed(), text)
+	var keys []string
+	for _, k := range signers {
+		keys = append(keys, k)
+	}
+	for _, pinned := range []graph.ExpectedRealms{{Named: signers}, {Keys: keys}} {
+		if r, text := report(pinned); r.Failed() != 0 || r.ExpectFailure(pinned) != "" {
+			t.Errorf("the check of %s's export pinned to %s: %d fail, %q\n%s", realm, pinned, r.Failed(), r.ExpectFailure(pinned), text)
+		}
+	}
+	for name, other := range signers {
+		if name == realm {
+			continue
+		}
+		// Another realm's key in place of realm's: the export's own proof is not the one pinned.
+		wrong := graph.ExpectedRealms{Named: map[string]string{realm: other}}
+		if r, text := report(wrong); r.ExpectFailure(wrong) == "" || r.Failed() == 0 {
+			t.Errorf("the check of %s's export pinned to %s holds:\n%s", realm, wrong, text)
+		}
+	}
+	// Realm's own key alone: the bindings the other realms made fail.
+	alone := graph.ExpectedRealms{Keys: []string{did}}
+	if r, text := report(alone); len(signers) > 1 && (r.Failed() == 0 || !strings.Contains(text, "not by an expected realm key: "+did)) {
+		t.Errorf("the check of %s's export pinned to its own key alone holds:\n%s", realm, text)
 	}
 }

@@ -12,12 +12,14 @@ import (
 // A page carries the messages in order of creation, then the claims (read_page.go), as many
 // as fit; while next_cursor is given, read again with it as cursor for what follows. On a
 // later page a message whose parent came before is a root of the tree, and a claim cut
-// between two pages comes again, continued, with the rest of its stances.
+// between two pages comes again, continued, with the rest of its stances. Every page is
+// read as of the first page's point (§ 15, asof.go), which it says as as_of.
 type ReadThreadResult struct {
 	Thread     *ThreadView    `json:"thread"`
 	Messages   []*MessageView `json:"messages"`
 	Claims     []*ClaimView   `json:"claims"`
 	NextCursor *string        `json:"next_cursor,omitempty"`
+	AsOf       *AsOf          `json:"as_of"`
 }
 
 // threadPagePosition is where a page of read_thread begins: among the messages, after
@@ -29,14 +31,16 @@ type threadPagePosition struct {
 }
 
 // ReadThread answers {thread, cursor?} with the thread, its message tree nested by parent
-// (siblings in order of creation) and its claims, a page at a time.
+// (siblings in order of creation) and its claims, a page at a time, every page as of the
+// first page's point: the thread, messages, claims and stances that point held, each claim
+// and the thread in the state they had then.
 func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadThreadResult, error) {
 	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
 	}
 	list := ListOf(a, "read_thread", "thread", id)
-	nums, err := s.pageCursorField(o, threadPageCursorTag, list, 3)
+	nums, carried, err := s.pointCursorField(o, threadPageCursorTag, list, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -54,29 +58,52 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 		return nil, err
 	}
 	// One snapshot: the thread's count, state and awaiting are those of the messages and
-	// claims returned with it, also while others write to it.
+	// claims returned with it, also while others write to it; and a later page is read as
+	// of the first page's snapshot.
+	first := carried == nil
+	var point *storage.Point
 	var res *ReadThreadResult
 	var next *threadPagePosition
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
-		t, err := read.In(ScopeOf(a)).Thread(ctx, id)
+		read = read.In(ScopeOf(a))
+		var err error
+		if point, err = beginAsOf(ctx, read, carried); err != nil {
+			return err
+		}
+		t, err := read.Thread(ctx, id)
 		if err != nil {
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
 		}
+		if !first {
+			if t, err = threadAsOf(ctx, read, t); err != nil {
+				return err
+			}
+		}
 		res = &ReadThreadResult{Thread: threadViewFor(t, a), Messages: []*MessageView{}, Claims: []*ClaimView{}}
 		room := newPageRoom(s.readPage)
 		if !pos.inClaims {
-			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil || next != nil {
+			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil {
 				return err
 			}
-			pos = threadPagePosition{inClaims: true}
+			if next == nil {
+				pos = threadPagePosition{inClaims: true}
+			}
 		}
-		var more *claimPosition
-		if res.Claims, more, err = s.threadClaimsPage(ctx, read, id, pos.claims, room); more != nil {
-			next = &threadPagePosition{inClaims: true, claims: *more}
+		if next == nil {
+			var more *claimPosition
+			if res.Claims, more, err = s.threadClaimsPage(ctx, read, id, pos.claims, room, point.At); err != nil {
+				return err
+			}
+			if more != nil {
+				next = &threadPagePosition{inClaims: true, claims: *more}
+			}
 		}
-		return err
+		if first && next != nil {
+			return read.PinPoint(ctx, point)
+		}
+		return nil
 	})
 	switch {
 	case err2 != nil:
@@ -84,12 +111,13 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	case refused != nil:
 		return nil, refused
 	}
+	res.AsOf = asOfView(point)
 	if next != nil {
-		nums := []int64{0, next.afterMessage, 0}
+		head := []int64{0, next.afterMessage, 0}
 		if next.inClaims {
-			nums = []int64{1, next.claims.claim, next.claims.afterStance}
+			head = []int64{1, next.claims.claim, next.claims.afterStance}
 		}
-		c, err := s.encodeCursor(threadPageCursorTag, list, nums...)
+		c, err := s.pointCursor(threadPageCursorTag, list, head, point)
 		if err != nil {
 			return nil, err
 		}

@@ -9,37 +9,40 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Reading the claims as of a point of the record (PROTOCOL.md § 15, paged reads are read as
-// of one point). The record is append-only: every claim is asserted with an event, every
-// stance is written with its claim's event, and every change of a claim's state is an event
-// that says the state it moved to. So a later snapshot can show what an earlier one held:
-// the claims and stances of the point, each claim in the state its last event of the point
-// set — leaving out whatever was written after it.
+// Reading the claims and messages as of a point of the record (PROTOCOL.md § 15, paged reads
+// are read as of one point). The record is append-only: every claim is asserted with an
+// event, every stance is written with its claim's event, and every change of a claim's state
+// is an event that says the state it moved to. So a later snapshot can show what an earlier
+// one held: the claims, stances and messages of the point, each claim in the state its last
+// event of the point set — leaving out whatever was written after it (a thread's row:
+// asof_thread.go).
 //
-// A point is the last event, stance and claim of a snapshot. On SQLite, whose writers take
-// turns, rows are numbered in commit order, and the point is those numbers. On Postgres
-// numbers are taken before commit: a transaction that took a smaller one may commit after the
-// snapshot, and one that took its number before and its transaction id after the snapshot
-// too. So the point also keeps the snapshot's xmax and the transactions running in it: a row
-// whose event's transaction (the feed's tx, written by a trigger with every event) is one of
-// those, or not below xmax, was not in the snapshot.
+// A point is the last event, stance, claim and message of a snapshot. On SQLite, whose
+// writers take turns, rows are numbered in commit order, and the point is those numbers. On
+// Postgres numbers are taken before commit: a transaction that took a smaller one may commit
+// after the snapshot, and one that took its number before and its transaction id after the
+// snapshot too. So the point also keeps the snapshot's xmax and the transactions running in
+// it: a row whose transaction (the feed's tx, written by a trigger with every event and every
+// message; a claim's or stance's is its event's) is one of those, or not below xmax, was not
+// in the snapshot.
 
 // Point is a point of the record: what one snapshot held.
 type Point struct {
-	// Event, Stance and Claim are the last of each the snapshot held (0: none).
-	Event, Stance, Claim int64
+	// Event, Stance, Claim and Message are the last of each the snapshot held (0: none).
+	Event, Stance, Claim, Message int64
 	// StanceKind is the kind of the last stance ("" when there is none).
 	StanceKind string
 	// At is the snapshot's time (SnapshotTime): the time a claim's expiry is read against.
 	At time.Time
 	// XMax and Running are the Postgres snapshot's xmax and the transactions of this database
-	// that were running in it; 0 and nil on SQLite.
+	// that were running in it (PinPoint); 0 and nil on SQLite.
 	XMax    int64
 	Running []int64
 }
 
-// PointNow is the point of f's snapshot (f a Forum of DB.Snapshot). Its first read fixes
-// the snapshot, as SnapshotTime's does, if nothing was read in it yet.
+// PointNow is the point of f's snapshot (f a Forum of DB.Snapshot): its numbers and time.
+// Its first read fixes the snapshot, as SnapshotTime's does, if nothing was read in it yet.
+// A point that later reads are to be read as of needs PinPoint too.
 func (f *Forum) PointNow(ctx context.Context) (Point, error) {
 	var p Point
 	var kind *string
@@ -47,8 +50,9 @@ func (f *Forum) PointNow(ctx context.Context) (Point, error) {
 			(SELECT COALESCE(MAX(id), 0) FROM events) AS event,
 			(SELECT COALESCE(MAX(id), 0) FROM claims) AS claim,
 			(SELECT COALESCE(MAX(id), 0) FROM claim_stances) AS stance,
+			(SELECT COALESCE(MAX(id), 0) FROM messages) AS message,
 			(SELECT kind FROM claim_stances ORDER BY id DESC LIMIT 1) AS kind`).
-		Scan(ctx, &p.Event, &p.Claim, &p.Stance, &kind)
+		Scan(ctx, &p.Event, &p.Claim, &p.Stance, &p.Message, &kind)
 	if err != nil {
 		return p, translate(err)
 	}
@@ -56,13 +60,22 @@ func (f *Forum) PointNow(ctx context.Context) (Point, error) {
 	if kind != nil {
 		p.StanceKind = *kind
 	}
+	return p, nil
+}
+
+// PinPoint completes p, the point of f's snapshot (PointNow, in the same snapshot), with what
+// tells its rows from those of transactions that had not committed when it was taken: on
+// Postgres the snapshot's xmax and running transactions; on SQLite there is nothing to add.
+// A read that answers only its own page leaves it out; one whose cursor carries the point
+// to later pages needs it.
+func (f *Forum) PinPoint(ctx context.Context, p *Point) error {
 	if f.db.kind != Postgres {
-		return p, nil
+		return nil
 	}
 	// The transactions of other databases of the server never wrote a row here: they are
 	// left out, as the read horizon leaves them out (horizonSQL).
 	var running string
-	err = f.q.NewRaw(`SELECT pg_snapshot_xmax(snap)::text::bigint AS xmax, COALESCE((
+	err := f.q.NewRaw(`SELECT pg_snapshot_xmax(snap)::text::bigint AS xmax, COALESCE((
 			SELECT string_agg(x::text, ',' ORDER BY x) FROM pg_snapshot_xip(snap) AS x
 			WHERE x::xid NOT IN (SELECT backend_xid FROM pg_stat_activity
 				WHERE backend_xid IS NOT NULL
@@ -70,18 +83,20 @@ func (f *Forum) PointNow(ctx context.Context) (Point, error) {
 		), '') AS running
 		FROM pg_current_snapshot() AS snap`).Scan(ctx, &p.XMax, &running)
 	if err != nil {
-		return p, translate(err)
+		return translate(err)
 	}
+	p.Running = nil
 	for _, x := range strings.Split(running, ",") {
 		if n, err := strconv.ParseInt(x, 10, 64); err == nil {
 			p.Running = append(p.Running, n)
 		}
 	}
-	return p, nil
+	return nil
 }
 
-// AsOf makes f's reads of claims and stances (ClaimsOf, StancesOf, RefutedClaimsOf) answer as
-// of p: the claims and stances p held, each claim in the state it was in then. It returns f.
+// AsOf makes f's reads of claims, stances and messages (ClaimsOf, StancesOf,
+// RefutedClaimsOf, Messages, ThreadRecordAsOf) answer as of p: the claims, stances and messages p
+// held, each claim in the state it was in then. It returns f.
 func (f *Forum) AsOf(p *Point) *Forum {
 	f.asOf = &asOf{point: p}
 	return f
@@ -92,7 +107,7 @@ type asOf struct {
 	point  *Point
 	loaded bool
 	// Rows at or below the point's numbers that its snapshot did not hold (Postgres only).
-	events, stances, claims map[int64]bool
+	events, stances, claims, messages map[int64]bool
 	// The last event the point held of each claim that changed after it, which set the state
 	// the point held; a claim written without events keeps its row's.
 	states map[int64]*Event
@@ -105,7 +120,8 @@ func (f *Forum) loadAsOf(ctx context.Context) error {
 	if a.loaded {
 		return nil
 	}
-	a.events, a.stances, a.claims, a.states = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]*Event{}
+	a.events, a.stances, a.claims, a.messages = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
+	a.states = map[int64]*Event{}
 	if f.db.kind == Postgres {
 		if err := f.readUnseen(ctx); err != nil {
 			return err
@@ -166,16 +182,18 @@ func (f *Forum) readStatesAsOf(ctx context.Context) error {
 	return nil
 }
 
-// readUnseen reads the events written by transactions the point's snapshot did not see —
-// running in it, or begun after it — that bear on a row at or below the point's numbers: an
-// event, the stance an event was written with, the claim an assert event asserted.
+// readUnseen reads the feed's rows written by transactions the point's snapshot did not see —
+// running in it, or begun after it — that bear on a row at or below the point's numbers: a
+// message, an event, the stance an event was written with, the claim an assert event
+// asserted.
 func (f *Forum) readUnseen(ctx context.Context) error {
 	a, p := f.asOf, f.asOf.point
 	var rows []struct {
-		ID       int64  `bun:"id"`
-		Act      string `bun:"act"`
-		Subject  string `bun:"subject"`
-		StanceID *int64 `bun:"stance_id"`
+		Message  *int64  `bun:"message_id"`
+		Event    *int64  `bun:"event_id"`
+		Act      *string `bun:"act"`
+		Subject  *string `bun:"subject"`
+		StanceID *int64  `bun:"stance_id"`
 	}
 	unseen := "fd.tx >= ?"
 	args := []any{p.XMax}
@@ -183,24 +201,30 @@ func (f *Forum) readUnseen(ctx context.Context) error {
 		unseen += " OR fd.tx IN (?)"
 		args = append(args, bun.In(p.Running))
 	}
-	err := f.q.NewSelect().TableExpr("feed AS fd").Join("JOIN events AS e ON e.id = fd.event_id").
-		ColumnExpr("e.id, e.act, e.subject, e.stance_id").
+	err := f.q.NewSelect().TableExpr("feed AS fd").Join("LEFT JOIN events AS e ON e.id = fd.event_id").
+		ColumnExpr("fd.message_id, e.id AS event_id, e.act, e.subject, e.stance_id").
 		Where("("+unseen+")", args...).
-		Where("(e.id <= ? OR e.stance_id <= ? OR (CASE WHEN e.act = 'assert' THEN CAST(SUBSTR(e.subject, 4) AS BIGINT) END) <= ?)",
-			p.Event, p.Stance, p.Claim).
+		Where("(fd.message_id <= ? OR e.id <= ? OR e.stance_id <= ? OR (CASE WHEN e.act = 'assert' THEN CAST(SUBSTR(e.subject, 4) AS BIGINT) END) <= ?)",
+			p.Message, p.Event, p.Stance, p.Claim).
 		Scan(ctx, &rows)
 	if err != nil {
 		return translate(err)
 	}
 	for _, r := range rows {
-		if r.ID <= p.Event {
-			a.events[r.ID] = true
+		if r.Message != nil && *r.Message <= p.Message {
+			a.messages[*r.Message] = true
+		}
+		if r.Event == nil {
+			continue
+		}
+		if *r.Event <= p.Event {
+			a.events[*r.Event] = true
 		}
 		if r.StanceID != nil && *r.StanceID <= p.Stance {
 			a.stances[*r.StanceID] = true
 		}
-		if r.Act == "assert" {
-			if id, err := strconv.ParseInt(strings.TrimPrefix(r.Subject, "cl_"), 10, 64); err == nil && id <= p.Claim {
+		if *r.Act == "assert" {
+			if id, err := strconv.ParseInt(strings.TrimPrefix(*r.Subject, "cl_"), 10, 64); err == nil && id <= p.Claim {
 				a.claims[id] = true
 			}
 		}
@@ -254,6 +278,18 @@ func (f *Forum) claimIDsAsOf(q *bun.SelectQuery) *bun.SelectQuery {
 		q = q.Where("id NOT IN (?)", bun.In(keys(f.asOf.claims)))
 	}
 	return q
+}
+
+// messagesAsOf narrows a query of messages (column, their id) to those the point held.
+func (f *Forum) messagesAsOf(ctx context.Context, q *bun.SelectQuery, column string) (*bun.SelectQuery, error) {
+	if err := f.loadAsOf(ctx); err != nil {
+		return nil, err
+	}
+	q = q.Where("? <= ?", bun.Ident(column), f.asOf.point.Message)
+	if len(f.asOf.messages) > 0 {
+		q = q.Where("? NOT IN (?)", bun.Ident(column), bun.In(keys(f.asOf.messages)))
+	}
+	return q, nil
 }
 
 func keys[K comparable](m map[K]bool) []K {

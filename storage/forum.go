@@ -23,7 +23,8 @@ type Forum struct {
 	// scope is who may see what (rooms.go): every read of a thread, a message or a claim
 	// and every list through this Forum keeps to it. The zero value holds everything.
 	scope Scope
-	// asOf, when set, is the point of the record the claim reads answer as of (asof.go).
+	// asOf, when set, is the point of the record the reads of claims, stances and messages
+	// answer as of (asof.go).
 	asOf *asOf
 }
 
@@ -252,10 +253,18 @@ func (f *Forum) MessagesByID(ctx context.Context, ids []int64) ([]Message, error
 	return out, translate(err)
 }
 
-// Messages reads a thread's messages in order of creation.
+// Messages reads a thread's messages in order of creation (as of f's point, AsOf, those it
+// held).
 func (f *Forum) Messages(ctx context.Context, threadID int64) ([]Message, error) {
 	var out []Message
-	err := f.q.NewSelect().Model(&out).Where("thread_id = ?", threadID).Order("id").Scan(ctx)
+	q := f.q.NewSelect().Model(&out).Where("thread_id = ?", threadID).Order("id")
+	if f.asOf != nil {
+		var err error
+		if q, err = f.messagesAsOf(ctx, q, "id"); err != nil {
+			return nil, err
+		}
+	}
+	err := q.Scan(ctx)
 	return out, translate(err)
 }
 
