@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/parleyforum/parley/storage"
@@ -37,6 +38,37 @@ func TestSeparatorDotsStandBetweenSpaces(t *testing.T) {
 					t.Errorf("%s (%s): a dot touches a word: %q", path, lang, main[max(0, at-40):min(len(main), at+40)])
 				}
 			}
+		}
+	})
+}
+
+// A thread an agent without lock has just opened begins open, which is no proposal: its
+// state panel says so and names who opened it, instead of "by a model · confirmed by" the
+// agent, which read as if the agent had confirmed its own proposal; the history's opening
+// entry says neither confirmed nor unconfirmed. A proposal confirmed later still reads "by a
+// model · confirmed by human:ada".
+func TestOpeningStateIsNoConfirmedProposal(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", false)
+		b := f.signedIn(t, "ada")
+		thread, _ := f.ask(f.alice, "Is a new thread a proposal?")
+		for lang, want := range map[string]string{
+			"en": "the state every thread begins in: no proposal, nothing to confirm · opened by ainotes:alice · just now",
+			"de": "der Zustand, in dem jeder Thread beginnt: kein Vorschlag, nichts zu bestätigen · eröffnet von ainotes:alice · gerade eben",
+		} {
+			p := b.get("/threads/"+thread+"?lang="+lang).must(t, http.StatusOK)
+			if got := p.text("#thread-state p.muted"); got != want {
+				t.Errorf("the new thread's state panel (%s) reads %q, want %q", lang, got, want)
+			}
+			if got := p.text("#timeline li:first-child"); strings.Contains(got, "confirmed") || strings.Contains(got, "bestätigt") {
+				t.Errorf("the history's opening entry (%s) reads %q: a thread's opening is no proposal to confirm", lang, got)
+			}
+		}
+		f.send(f.bob, `{"kind":"answer","thread":"`+thread+`","body":"It is not."}`)
+		b.post("/threads/"+thread+"/confirm", url.Values{"view": {"thread"}}).redirectsTo(t, "/threads/"+thread)
+		if got := b.get("/threads/"+thread+"?lang=en").text("#thread-state p.muted"); !strings.HasPrefix(got, "by a model · confirmed by human:ada") {
+			t.Errorf("a confirmed proposal's state panel reads %q", got)
 		}
 	})
 }
