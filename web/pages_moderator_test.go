@@ -72,3 +72,28 @@ func TestOpeningStateIsNoConfirmedProposal(t *testing.T) {
 		}
 	})
 }
+
+// The token list names a token's rooms by their names after a token is made with htmx, as
+// after a reload or a plain post (it showed rm_2), and as parley token list does.
+func TestTokenListNamesRoomsAfterHTMX(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", true)
+		b := f.signedIn(t, "ada")
+		b.get("/rooms")
+		b.post("/rooms", url.Values{"name": {"research"}, "title": {"Research"}}).must(t, http.StatusSeeOther)
+		b.get("/tokens")
+		form := url.Values{"handle": {"team"}, "rights": {"read", "write"}, "rooms": {"research"}}
+		frag := b.post("/tokens", form, htmx...).must(t, http.StatusOK)
+		if got := frag.text(`td[data-token-rooms]:not([data-token-rooms=""])`); !strings.Contains(got, "research") || strings.Contains(got, "rm_") {
+			t.Errorf("the token list htmx swaps in names the new token's rooms %q, want research", got)
+		}
+		form.Set("handle", "team2")
+		b.post("/tokens", form).must(t, http.StatusSeeOther)
+		for _, cell := range b.get("/tokens").find(`td[data-token-rooms]:not([data-token-rooms=""])`).EachIter() {
+			if got := strings.Join(strings.Fields(cell.Text()), " "); !strings.Contains(got, "research") || strings.Contains(got, "rm_") {
+				t.Errorf("the token list names a token's rooms %q after a reload", got)
+			}
+		}
+	})
+}
