@@ -4,8 +4,11 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
@@ -96,4 +99,61 @@ func TestTokenListNamesRoomsAfterHTMX(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The new-thread picker preselects the room named by ?room= when it takes a new thread, and
+// general otherwise — also for an archived room, where it chose the alphabetically first
+// room. A thread's "Move to room" starts on an empty, required choice and offers neither the
+// room the thread is in nor an archived room: a single click moves nothing by accident; the
+// rooms page's move form starts empty too.
+func TestRoomPickersChooseNothingByAccident(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", true)
+		b := f.signedIn(t, "ada")
+		b.get("/rooms")
+		for _, name := range []string{"attic", "basement", "research"} {
+			b.post("/rooms", url.Values{"name": {name}, "title": {strings.ToUpper(name[:1]) + name[1:]}}).must(t, http.StatusSeeOther)
+		}
+		b.post("/rooms/attic", url.Values{"title": {"Attic"}, "archived": {"1"}}).must(t, http.StatusSeeOther)
+		for room, want := range map[string]string{"": "general", "research": "research", "attic": "general", "nowhere": "general"} {
+			p := b.get("/threads/new?room="+url.QueryEscape(room)).must(t, http.StatusOK)
+			if got := p.find(`select[name="room"] option[selected]`); got.Length() != 1 || got.AttrOr("value", "") != want {
+				t.Errorf("/threads/new?room=%s preselects %d options, %q; want %s", room, got.Length(), got.AttrOr("value", ""), want)
+			}
+		}
+
+		thread, _ := f.ask(f.alice, "Which room is mine?")
+		p := b.get("/threads/" + thread).must(t, http.StatusOK)
+		picker := p.find(`form.move select[name="room"]`)
+		first := picker.Find("option").First()
+		if _, required := picker.Attr("required"); !required || first.AttrOr("value", "-") != "" || !first.Is("[selected]") ||
+			picker.Find("option[selected]").Length() != 1 {
+			t.Errorf("the thread's move picker does not start on an empty, required choice:\n%s", must(goquery.OuterHtml(picker)))
+		}
+		var offered []string
+		for _, o := range picker.Find(`option[value!=""]`).EachIter() {
+			offered = append(offered, o.AttrOr("value", ""))
+		}
+		if !slices.Equal(offered, []string{"basement", "research"}) {
+			t.Errorf("the thread in general may be moved into %v, want basement and research (not general, where it is, nor the archived attic)", offered)
+		}
+		admin := b.get("/rooms").find(`form.room-move select[name="room"]`)
+		if _, required := admin.Attr("required"); !required || admin.Find("option").First().AttrOr("value", "-") != "" {
+			t.Errorf("the rooms page's move picker does not start on an empty, required choice")
+		}
+		b.get("/threads/" + thread)
+		b.post("/threads/"+thread+"/move", url.Values{"room": {"research"}}).redirectsTo(t, "/threads/"+thread)
+		if b.get("/threads/"+thread).find(`[data-thread-room]`).AttrOr("data-thread-room", "") == "rm_1" {
+			t.Error("the move did not take the thread into research")
+		}
+	})
+}
+
+// must is the value of a call whose error the test does not expect.
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
