@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 	"github.com/parleyforum/parley/web"
@@ -156,4 +157,33 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// /health agrees with the queue: it shows what waits in the moderation queue now — the
+// figure beside the navigation's link, threads' and claims' proposals of any period — and
+// says that its period's figures count the threads' state proposals only (it read "not yet
+// judged 1" beside "Moderation 3" and said nothing of the difference).
+func TestHealthSaysWhatWaitsInTheQueue(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f, b, thread, ask := claimSite(t, db, protocol.Limits{})
+		f.claimProposals(thread, ask) // three claims' proposals
+		f.proposed("Is this thread's answer right?")
+		p := b.get("/health").must(t, http.StatusOK)
+		nav := p.find(`nav [data-queue-count]`).AttrOr("data-queue-count", "")
+		if got := p.find(`[data-figure="queue"]`).Text(); got != "4" || got != nav {
+			t.Errorf("/health counts %q waiting in the queue, the navigation %q; want 4 both", got, nav)
+		}
+		if q := p.find(`[data-queue-threads]`); q.AttrOr("data-queue-threads", "") != "1" || q.AttrOr("data-queue-claims", "") != "3" {
+			t.Errorf("/health's queue line does not split threads' (1) and claims' (3) proposals: %q", p.text(`.queue-now`))
+		}
+		if p.find(`.queue-now a[href="/moderation"]`).Length() != 1 {
+			t.Error("/health's queue line does not lead to the queue")
+		}
+		if got := p.text("#proposals-heading"); got != "Threads' states proposed in this period" {
+			t.Errorf("/health's proposals are headed %q: it does not say they are threads' states of the period", got)
+		}
+		if got := p.find(`[data-figure="open"]`).Text(); got != "1" {
+			t.Errorf("/health's period counts %q threads' states not yet judged, want 1", got)
+		}
+	})
 }
