@@ -187,3 +187,41 @@ func TestHealthSaysWhatWaitsInTheQueue(t *testing.T) {
 		}
 	})
 }
+
+// Undo without JavaScript says what it did and keeps the other result lines: after Confirm
+// selected confirmed two threads, one's Undo (a plain post) leads back to the queue, which
+// reads "Undone: th_N is open again" in that line's place and still offers the other's Undo
+// (it showed nothing, and both lines were gone).
+func TestUndoWithoutJavaScriptKeepsTheResultLines(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", false)
+		b := f.signedIn(t, "ada")
+		one, two := f.proposed("Undone without JavaScript?"), f.proposed("Kept without JavaScript?")
+		b.get("/moderation")
+		b.post("/moderation/confirm", url.Values{"item": {one, two}}).redirectsTo(t, "/moderation")
+		p := b.get("/moderation").must(t, http.StatusOK)
+		undo := p.find(`#queue-results [data-result="` + one + `"] form:has([data-action="undo"])`)
+		if undo.Length() != 1 || p.find(`#queue-results [data-result="`+two+`"] [data-action="undo"]`).Length() != 1 {
+			t.Fatalf("Confirm selected shows no Undo for both:\n%s", p.text("#queue-results"))
+		}
+		form := url.Values{}
+		for _, in := range undo.Find("input").EachIter() {
+			form.Set(in.AttrOr("name", ""), in.AttrOr("value", ""))
+		}
+		b.post(undo.AttrOr("action", ""), form).redirectsTo(t, "/moderation")
+		if state, confirmed := f.state(one); state != "open" || !confirmed {
+			t.Fatalf("after its Undo %s is %s, confirmed %t", one, state, confirmed)
+		}
+		p = b.get("/moderation").must(t, http.StatusOK)
+		if got := p.text(`#queue-results [data-undone="` + one + `"]`); got != "Undone: "+one+" is open again" {
+			t.Errorf("after the Undo without JavaScript the queue says %q of %s", got, one)
+		}
+		if p.find(`#queue-results [data-result="`+two+`"] [data-action="undo"]`).Length() != 1 {
+			t.Errorf("after one Undo the other result line lost its Undo:\n%s", p.text("#queue-results"))
+		}
+		if p.find(`#queue-results [data-result="`+one+`"]`).Length() != 0 {
+			t.Errorf("the undone confirm still offers its Undo")
+		}
+	})
+}
