@@ -261,8 +261,14 @@ func (r *pageRequest) render(status int, component templ.Component) error {
 	if status < 500 && !r.htmx() && (r.user != nil || r.p.publicRead) {
 		r.loadRooms() // the navigation's rooms
 	}
-	if status < 500 && !r.htmx() && r.user != nil {
-		r.loadQueueCount() // beside the queue's link in the navigation
+	if status < 500 && r.user != nil && (!r.htmx() || r.c.Get("HX-Target") == views.QueueLinkID) {
+		r.loadQueueCount() // beside the queue's link in the navigation, also when a live page refreshes it
+	}
+	if status < 500 && r.user != nil && r.htmx() && r.c.Method() == fiber.MethodPost {
+		// Whatever a human did may have settled or made a proposal: the answer brings the
+		// navigation's count along, out of band.
+		r.loadQueueCount()
+		component = templ.Join(component, oob(views.QueueLink()))
 	}
 	r.c.Status(status)
 	if status == fiber.StatusServiceUnavailable {

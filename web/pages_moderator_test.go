@@ -225,3 +225,46 @@ func TestUndoWithoutJavaScriptKeepsTheResultLines(t *testing.T) {
 		}
 	})
 }
+
+// The navigation's count of the queue follows what happens: every htmx action's answer
+// brings it along out of band (a confirm in the queue left it stale), and the live pages
+// refresh it when their stream names a change — the queue on every event, a thread page on
+// its thread's — fetching the page for it, which then reads the count (an htmx fetch of a
+// part did not).
+func TestQueueCountFollowsTheQueue(t *testing.T) {
+	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
+		f := newSite(t, db, web.Options{})
+		f.account("ada", false)
+		b := f.signedIn(t, "ada")
+		one, two := f.proposed("Counted before?"), f.proposed("Counted after?")
+		count := func(p *page, selector string) string {
+			return p.find(selector + ` [data-queue-count]`).AttrOr("data-queue-count", "none")
+		}
+		p := b.get("/moderation")
+		if got := count(p, `nav #nav-queue`); got != "2" {
+			t.Fatalf("the navigation counts %s waiting, want 2", got)
+		}
+		frag := b.post("/threads/"+one+"/confirm", url.Values{"view": {"queue"}}, htmx...).must(t, http.StatusOK)
+		if got := count(frag, `#nav-queue[hx-swap-oob="true"]`); got != "1" {
+			t.Errorf("a confirm's htmx answer brings the queue's count %s out of band, want 1:\n%s", got, frag.body)
+		}
+		frag = b.post("/threads/"+two+"/mark", url.Values{"state": {"open"}}, htmx...).must(t, http.StatusOK)
+		if got := count(frag, `#nav-queue[hx-swap-oob="true"]`); got != "0" {
+			t.Errorf("a re-mark's htmx answer on the thread page brings the queue's count %s out of band, want 0", got)
+		}
+
+		three := f.proposed("Counted live?")
+		for _, path := range []string{"/moderation", "/threads/" + three} {
+			p := b.get(path).must(t, http.StatusOK)
+			refresh := p.find(`[data-live="nav-queue"]`)
+			if refresh.Length() != 1 || refresh.AttrOr("hx-get", "") == "" || refresh.AttrOr("hx-target", "") != "#nav-queue" {
+				t.Errorf("%s does not refresh the navigation's count live", path)
+				continue
+			}
+			live := b.get(refresh.AttrOr("hx-get", ""), "HX-Request", "true", "HX-Target", "nav-queue").must(t, http.StatusOK)
+			if got := count(live, `#nav-queue`); got != "1" {
+				t.Errorf("%s's live refresh of the count reads %s, want 1", path, got)
+			}
+		}
+	})
+}
