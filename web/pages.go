@@ -145,7 +145,7 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		}
 		if unavailable(err) {
 			// Without the database nobody can be known: a page without a session says so.
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		} else if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 
@@ -267,4 +268,37 @@ func TestQueueCountFollowsTheQueue(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The 503 page of a database that does not answer shows the reader still signed in (as
+// docs/pages.md says) and in the language the session chose: the session is in the cookie,
+// only its name is in the database — the header offered "Sign in", in the browser's language.
+func TestUnavailablePageKeepsTheReaderSignedIn(t *testing.T) {
+	// Long enough for a busy machine's sign-in, short enough for the hung requests.
+	const deadline = 2 * time.Second
+	db, proxy := storagetest.OpenProxied(t, storage.Options{StatementTimeout: deadline})
+	f := newForumWith(t, web.Options{DB: db, RequestDeadline: deadline})
+	f.account("ada", false)
+	b := f.signedIn(t, "ada")
+	b.get("/?lang=de").must(t, http.StatusOK)
+
+	proxy.Freeze()
+	p := b.get("/").must(t, http.StatusServiceUnavailable)
+	proxy.Thaw()
+	if p.find(`header a[href="/login"]`).Length() != 0 || p.find(`header form[action="/logout"]`).Length() != 1 {
+		t.Errorf("the 503 page shows the signed-in reader signed out: %q", p.text("header"))
+	}
+	if got := p.text(`header [data-nav="signed-in"]`); got != "Angemeldet" {
+		t.Errorf("the 503 page's header reads %q for the reader, want Angemeldet (German, as the session chose)", got)
+	}
+	if lang := p.find("html").AttrOr("lang", ""); lang != "de" {
+		t.Errorf("the 503 page is in %q, want the session's de", lang)
+	}
+	visitor := f.browser(t)
+	proxy.Freeze()
+	v := visitor.get("/login").must(t, http.StatusServiceUnavailable)
+	proxy.Thaw()
+	if v.find(`header form[action="/logout"]`).Length() != 0 {
+		t.Errorf("the 503 page shows a visitor without a session signed in")
+	}
 }
