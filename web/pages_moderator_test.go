@@ -72,7 +72,7 @@ func TestOpeningStateIsNoConfirmedProposal(t *testing.T) {
 		}
 		f.send(f.bob, `{"kind":"answer","thread":"`+thread+`","body":"It is not."}`)
 		b.post("/threads/"+thread+"/confirm", url.Values{"view": {"thread"}}).redirectsTo(t, "/threads/"+thread)
-		if got := b.get("/threads/"+thread+"?lang=en").text("#thread-state p.muted"); !strings.HasPrefix(got, "by a model · confirmed by human:ada") {
+		if got := b.get("/threads/" + thread + "?lang=en").text("#thread-state p.muted"); !strings.HasPrefix(got, "by a model · confirmed by human:ada") {
 			t.Errorf("a confirmed proposal's state panel reads %q", got)
 		}
 	})
@@ -126,7 +126,7 @@ func TestRoomPickersChooseNothingByAccident(t *testing.T) {
 		}
 
 		thread, _ := f.ask(f.alice, "Which room is mine?")
-		p := b.get("/threads/" + thread).must(t, http.StatusOK)
+		p := b.get("/threads/"+thread).must(t, http.StatusOK)
 		picker := p.find(`form.move select[name="room"]`)
 		first := picker.Find("option").First()
 		if _, required := picker.Attr("required"); !required || first.AttrOr("value", "-") != "" || !first.Is("[selected]") ||
@@ -239,7 +239,7 @@ func TestQueueCountFollowsTheQueue(t *testing.T) {
 		b := f.signedIn(t, "ada")
 		one, two := f.proposed("Counted before?"), f.proposed("Counted after?")
 		count := func(p *page, selector string) string {
-			return p.find(selector + ` [data-queue-count]`).AttrOr("data-queue-count", "none")
+			return p.find(selector+` [data-queue-count]`).AttrOr("data-queue-count", "none")
 		}
 		p := b.get("/moderation")
 		if got := count(p, `nav #nav-queue`); got != "2" {
