@@ -268,7 +268,9 @@ func (r *pageRequest) render(status int, component templ.Component) error {
 		// Whatever a human did may have settled or made a proposal: the answer brings the
 		// navigation's count along, out of band.
 		r.loadQueueCount()
-		component = templ.Join(component, oob(views.QueueLink()))
+		shown, _ := url.Parse(r.c.Get("HX-Current-URL")) // the page the answer is swapped into
+		onQueue := shown != nil && shown.Path == "/moderation"
+		component = templ.Join(component, oob(views.QueueLink(onQueue)))
 	}
 	r.c.Status(status)
 	if status == fiber.StatusServiceUnavailable {

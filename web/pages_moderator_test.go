@@ -245,12 +245,14 @@ func TestQueueCountFollowsTheQueue(t *testing.T) {
 		if got := count(p, `nav #nav-queue`); got != "2" {
 			t.Fatalf("the navigation counts %s waiting, want 2", got)
 		}
-		frag := b.post("/threads/"+one+"/confirm", url.Values{"view": {"queue"}}, htmx...).must(t, http.StatusOK)
-		if got := count(frag, `#nav-queue[hx-swap-oob="true"]`); got != "1" {
-			t.Errorf("a confirm's htmx answer brings the queue's count %s out of band, want 1:\n%s", got, frag.body)
+		frag := b.post("/threads/"+one+"/confirm", url.Values{"view": {"queue"}}, "HX-Request", "true",
+			"HX-Current-URL", f.base+"/moderation#queue-results").must(t, http.StatusOK)
+		if got := count(frag, `#nav-queue[hx-swap-oob="true"][aria-current="page"]`); got != "1" {
+			t.Errorf("a confirm's htmx answer brings the queue's count %s out of band, still the current page's link, want 1:\n%s", got, frag.body)
 		}
-		frag = b.post("/threads/"+two+"/mark", url.Values{"state": {"open"}}, htmx...).must(t, http.StatusOK)
-		if got := count(frag, `#nav-queue[hx-swap-oob="true"]`); got != "0" {
+		frag = b.post("/threads/"+two+"/mark", url.Values{"state": {"open"}}, "HX-Request", "true",
+			"HX-Current-URL", f.base+"/threads/"+two).must(t, http.StatusOK)
+		if got := count(frag, `#nav-queue[hx-swap-oob="true"]:not([aria-current])`); got != "0" {
 			t.Errorf("a re-mark's htmx answer on the thread page brings the queue's count %s out of band, want 0", got)
 		}
 
