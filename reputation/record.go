@@ -208,7 +208,7 @@ const (
 
 // ProposalFate judges a proposal by the next event of its thread that set or confirmed the
 // state: nothing yet, or another model's proposal, leaves it open; a confirm confirms it,
-// unless its confirmer took it back (Undone); a lock holder's or a human's state confirms it
+// unless its confirmer took it back (undone); a lock holder's or a human's state confirms it
 // when it is the same state or one further along open → answered → decided → closed, and
 // corrects it otherwise.
 func ProposalFate(p storage.StateEventFacts) Fate {
@@ -216,7 +216,7 @@ func ProposalFate(p storage.StateEventFacts) Fate {
 		return FateOpen
 	}
 	if *p.NextAct == actConfirm {
-		if Undone(p) {
+		if undone(p) {
 			return FateCorrected
 		}
 		return FateConfirmed
@@ -230,21 +230,21 @@ func ProposalFate(p storage.StateEventFacts) Fate {
 	return FateCorrected
 }
 
-// Undone reports whether a proposal's confirm was taken back by whoever confirmed it: the
+// undone reports whether a proposal's confirm was taken back by whoever confirmed it: the
 // thread's next change of state after the confirm is that human's own re-mark to a state that
 // does not uphold the proposal — the queue's Undo (a re-mark back), or the same correction made
 // later. The proposal then counts as corrected, not confirmed: the human's last word on it was
 // another state.
-func Undone(p storage.StateEventFacts) bool {
+func undone(p storage.StateEventFacts) bool {
 	return p.NextAct != nil && *p.NextAct == actConfirm && p.AfterConfirmAct != nil && *p.AfterConfirmAct == actMark &&
 		p.AfterConfirmIdentity != nil && p.NextIdentity != nil && *p.AfterConfirmIdentity == *p.NextIdentity &&
 		!Upholds(p.ToState, *p.AfterConfirmToState)
 }
 
-// Judgement is the state a corrected proposal was given instead, and who gave it (their
+// judgement is the state a corrected proposal was given instead, and who gave it (their
 // event label and identity): the next state event's, or for a confirm taken back the re-mark's.
-func Judgement(p storage.StateEventFacts) (state, label, identity string) {
-	if Undone(p) {
+func judgement(p storage.StateEventFacts) (state, label, identity string) {
+	if undone(p) {
 		return *p.AfterConfirmToState, deref(p.AfterConfirmLabel), *p.AfterConfirmIdentity
 	}
 	return deref(p.NextToState), deref(p.NextLabel), deref(p.NextIdentity)
