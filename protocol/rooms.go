@@ -545,11 +545,19 @@ const ActMove = "move"
 
 // openingRoom resolves the room of an ask that opens a thread (general when none is named):
 // within what the caller reaches, and one that takes new threads.
+//
+// § 16 opens a thread without a room in general, whoever asks, so a token scoped to other
+// rooms is refused there as anywhere it does not reach (not_found); since it did not name
+// the room, its refusal names the rooms it may name instead.
 func openingRoom(ctx context.Context, f *storage.Forum, a *Actor, ref string) (int64, error) {
-	if ref == "" {
+	named := ref != ""
+	if !named {
 		ref = RoomKey(storage.GeneralRoom)
 	}
 	room, err := findRoom(ctx, f, ScopeOf(a), ref)
+	if refusal, ok := AsError(err); ok && !named && refusal.Reason == ReasonNotFound && a.Scoped() {
+		return 0, withReachedRooms(ctx, f, a, refusal)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -563,6 +571,23 @@ func openingRoom(ctx context.Context, f *storage.Forum, a *Actor, ref string) (i
 		return 0, err
 	}
 	return room.ID, nil
+}
+
+// withReachedRooms adds to the refusal of an ask that named no room the rooms a scoped
+// caller reaches, those it may name in the envelope's field room. It names only what the
+// caller reaches (its manifest's you.rooms says as much), so the refusal still tells nothing
+// of rooms beyond them.
+func withReachedRooms(ctx context.Context, f *storage.Forum, a *Actor, refusal *Error) error {
+	rooms, err := f.Rooms(ctx, ScopeOf(a))
+	if err != nil {
+		return fault(err)
+	}
+	names := make([]string, 0, len(rooms))
+	for _, r := range rooms {
+		names = append(names, r.Name)
+	}
+	return Refuse(ReasonNotFound, "%s: this token reaches only the rooms %s; name one of them in the field room",
+		refusal.Message, strings.Join(names, ", ")).Detailed(refusal.Detail, refusal.DetailArgs...)
 }
 
 // reachedRooms lists the keys of the rooms a scoped actor reaches, for the manifest's

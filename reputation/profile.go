@@ -89,9 +89,10 @@ func (s *Service) Profile(ctx context.Context, a *protocol.Actor, id string, wit
 	}
 	for _, pr := range facts.Proposals {
 		if ProposalFate(pr) == FateCorrected {
+			judged, by, byID := judgement(pr)
 			p.Corrected = append(p.Corrected, CorrectedProposal{
-				Thread: protocol.ThreadKey(pr.ThreadID), Proposed: pr.ToState, Judged: *pr.NextToState,
-				By: *pr.NextLabel, ByID: deref(pr.NextIdentity), facts: pr,
+				Thread: protocol.ThreadKey(pr.ThreadID), Proposed: pr.ToState, Judged: judged,
+				By: by, ByID: byID, facts: pr,
 			})
 		}
 	}

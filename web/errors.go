@@ -40,7 +40,7 @@ func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 		if unavailable(err) && !mcp {
 			// The database did not answer in time: the forum's own page, rendered on a
 			// context of its own, never a bare 500.
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		}
 		var fe *fiber.Error
 		switch {
@@ -111,7 +111,7 @@ func (p *pages) errorPage(c *fiber.Ctx, status int) error {
 		setPageHeaders(c)
 		begun, err := p.begin(c)
 		if err != nil {
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		}
 		r = begun
 		if r.dirty {
@@ -160,12 +160,19 @@ func logPanic(log *slog.Logger) func(c *fiber.Ctx, e any) {
 }
 
 // unavailablePage answers 503 with the forum's page for a database that cannot be reached,
-// in the reader's language, for a page request that has no pageRequest (or lost it).
-func unavailablePage(c *fiber.Ctx) error {
-	r := &pageRequest{c: c, page: &views.Page{
-		Tr:   locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))),
-		Path: c.Path(), Now: time.Now(), QueueCount: -1,
+// for a page request that has no pageRequest (or lost it): in the language the session chose
+// (the cookie needs no database), and for a browser whose session names a server-side one,
+// with the reader shown signed in — nameless, since only the database knows the name — not
+// offered a sign-in as if the session had ended.
+func (p *pages) unavailablePage(c *fiber.Ctx) error {
+	sess := loadSession(p.store, c)
+	r := &pageRequest{c: c, p: p, sess: sess, page: &views.Page{
+		Tr:   locale.For(locale.Match(c.Query("lang"), str(sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))),
+		CSRF: str(sess, sessCSRF), Path: c.Path(), Now: time.Now(), QueueCount: -1,
 	}}
+	if str(sess, sessID) != "" {
+		r.page.Viewer = &views.Viewer{} // signed in, the name unknown
+	}
 	setPageHeaders(c)
 	return r.unavailable()
 }

@@ -69,6 +69,9 @@ func (p *pages) moderated(r *pageRequest, id, action string, form views.FormStat
 		return p.renderThread(r, id, refusal.Status, form)
 	}
 	if !r.htmx() {
+		if inQueue && r.c.FormValue("undo") == "yes" {
+			r.keepUndone(id, form.State) // the queue shows its result lines again, this one undone
+		}
 		if inQueue {
 			return r.redirect("/moderation")
 		}

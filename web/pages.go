@@ -150,7 +150,7 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		}
 		if unavailable(err) {
 			// Without the database nobody can be known: a page without a session says so.
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		} else if err != nil {
 			return err
 		}
@@ -279,8 +279,16 @@ func (r *pageRequest) render(status int, component templ.Component) error {
 	if status < 500 && !r.htmx() && (r.user != nil || r.p.publicRead) {
 		r.loadRooms() // the navigation's rooms
 	}
-	if status < 500 && !r.htmx() && r.user != nil {
-		r.loadQueueCount() // beside the queue's link in the navigation
+	if status < 500 && r.user != nil && (!r.htmx() || r.c.Get("HX-Target") == views.QueueLinkID) {
+		r.loadQueueCount() // beside the queue's link in the navigation, also when a live page refreshes it
+	}
+	if status < 500 && r.user != nil && r.htmx() && r.c.Method() == fiber.MethodPost {
+		// Whatever a human did may have settled or made a proposal: the answer brings the
+		// navigation's count along, out of band.
+		r.loadQueueCount()
+		shown, _ := url.Parse(r.c.Get("HX-Current-URL")) // the page the answer is swapped into
+		onQueue := shown != nil && shown.Path == "/moderation"
+		component = templ.Join(component, oob(views.QueueLink(onQueue)))
 	}
 	r.c.Status(status)
 	if status == fiber.StatusServiceUnavailable {

@@ -47,11 +47,17 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	return err
 }
 
-// serve runs the server until ctx ends, then shuts it down. Everything that needs the
-// database happens before the socket opens, so that once the server says it is listening,
-// nothing is left that could fail.
+// serve runs the server until ctx ends, then shuts it down. The socket opens first, so that
+// an address in use fails before the database is created or migrated; everything that needs
+// the database happens before the server says it is listening (connections wait in the
+// socket's queue until then), so that once it says so, nothing is left that could fail.
 func serve(ctx context.Context, s *stdio, cfg Config) error {
 	log := newLogger(s.err, cfg)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v", cfg.Addr, err)
+	}
+	defer ln.Close() // a start that fails below; closed again, harmlessly, after a shutdown
 	db, err := openMigratedWith(ctx, cfg, storage.Options{StatementTimeout: cfg.RequestDeadline})
 	if err != nil {
 		return err
@@ -94,10 +100,6 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 			return err
 		}
 		defer metricsSrv.stop(context.Background())
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %v", cfg.Addr, err)
 	}
 	app := web.New(web.Options{
 		DB:               db,
