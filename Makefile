@@ -25,7 +25,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 VENDORED := static/vendor/htmx.min.js static/vendor/htmx-ext-sse.min.js
 
 .DEFAULT_GOAL := build
-.PHONY: build run test bench generate assets tools pgbouncer python3 graphviz fmt clean load load-memory load-sqlite soak curves screenshots vulncheck
+.PHONY: build run test resources bench generate assets tools pgbouncer python3 graphviz fmt clean load load-memory load-sqlite soak curves screenshots vulncheck
 
 # Extra flags of parley-load for the load targets, last so that they win, e.g.
 # make load LOAD_ARGS="--duration 90s --agents 32" (docs/performance.md, "The load tool").
@@ -62,6 +62,12 @@ test: assets tools pgbouncer python3 graphviz
 	$(MAKE) --no-print-directory vulncheck || { echo "make test: govulncheck FAILED: see the vulnerabilities above" >&2; status=1; }; \
 	echo "make test: $$([ $$status = 0 ] && echo passed || echo FAILED) in $$(( $$(date +%s) - $(STARTED) ))s"; \
 	exit $$status
+
+## resources: the resource matrix of PROTOCOL.md § 19 (tests/resources, build tag resources):
+## every route and MCP tool against a real parley serve on both databases (5–7 minutes); not
+## yet part of make test (docs/reliability.md, "The resource matrix")
+resources: assets tools
+	$(WITH_POSTGRES) -- env GOFLAGS="$(TEST_GOFLAGS)" $(GO) test -tags resources -race -count=1 -timeout 30m ./tests/resources/
 
 ## vulncheck: govulncheck over every package, against the pinned vulnerability database;
 ## fails when the code reaches a known vulnerability (in a module or the standard library)

@@ -54,4 +54,7 @@ var nodeAttributes = []nodeAttribute{
 	{"n_document", "document", "string", func(n *Node) string { return string(n.Document) }},
 	{"n_model", "provenance_model", "string", (*Node).ProvenanceModel},
 	{"n_client", "provenance_client", "string", (*Node).ProvenanceClient},
+	{"n_origin_realm", "origin_realm", "string", (*Node).OriginRealm},
+	{"n_origin_claim", "origin_claim", "string", (*Node).OriginClaim},
+	{"n_origin_thread", "origin_thread", "string", (*Node).OriginThread},
 }

@@ -18,17 +18,32 @@ import (
 // stance's document with its proof (by a key bound to the stance's author, and saying what
 // the export's node says), and the version 1 signatures. A JSON document that is no Parley
 // export but carries an eddsa-jcs-2022 proof is checked as such.
+//
+// A json or aif export is written as a stream and signed at its end, so its proof is its last
+// member; it is an eddsa-jcs-2022 proof of the export without it all the same (the canonical
+// form has no order of members to keep), and is checked as any other. A GraphML export's
+// proof is its last line, over the SHA-256 of every byte before it.
 
 // CheckLine is one proof checked: what it is, and nil or why it fails.
 type CheckLine struct {
 	What string
 	Err  error
+	// custody is set on the proofs a realm key makes (the export's and the bindings'): who
+	// made it and for which realm, for Expect.
+	custody *custodyProof
 }
 
 // CustodyReport is every proof of a file checked, and the stances that carry none.
 type CustodyReport struct {
 	Lines    []CheckLine
 	Unsigned int
+	// Realm and RealmKey are the realm and realm key the export names, and Signer the key
+	// that made its own proof when that proof holds ("" otherwise, and for a file without one).
+	Realm, RealmKey, Signer string
+	// GraphRead is set for a graph read (GET /v1/graph, the graph page's downloads): no
+	// export proof, no realm key, no keys — nothing of custody to check, only the stance
+	// documents' own proofs.
+	GraphRead bool
 }
 
 // Failed counts the proofs that do not hold.
@@ -42,7 +57,15 @@ func (r *CustodyReport) Failed() int {
 	return n
 }
 
-func (r *CustodyReport) add(what string, err error) { r.Lines = append(r.Lines, CheckLine{what, err}) }
+func (r *CustodyReport) add(what string, err error) {
+	r.Lines = append(r.Lines, CheckLine{What: what, Err: err})
+}
+
+// addCustody adds the line of a proof made by a realm key: signer made it (empty when the
+// proof does not hold), for realm.
+func (r *CustodyReport) addCustody(what string, err error, signer, realm string) {
+	r.Lines = append(r.Lines, CheckLine{What: what, Err: err, custody: &custodyProof{signer: signer, realm: realm}})
+}
 
 // custodyKey is a key as the export lists it.
 type custodyKey struct {
@@ -79,23 +102,32 @@ func CheckCustody(data []byte) (*CustodyReport, error) {
 	if !isGraph {
 		// Any Data Integrity document: its proof alone.
 		checked, err := signed.Verify(trimmed)
-		what := "document proof"
+		what, signer := "document proof", ""
 		if err == nil {
 			what = fmt.Sprintf("document proof by %s (created %s)", checked[0].VerificationMethod, checked[0].Created)
+			signer, r.Signer = checked[0].DID, checked[0].DID
 		}
-		r.add(what, err)
+		r.addExportProof(what, err, signer, "")
 		return r, nil
 	}
 	var c custody
 	_ = json.Unmarshal(trimmed, &c)
 	if _, has := top["proof"]; has {
 		checked, err := signed.Verify(trimmed)
-		if err == nil && checked[0].DID != c.RealmKey {
-			err = fmt.Errorf("made by %s, not by the realm key %s the export names", checked[0].DID, c.RealmKey)
+		r.Realm, r.RealmKey = c.Realm, c.RealmKey
+		signer := ""
+		if err == nil {
+			signer, r.Signer = checked[0].DID, checked[0].DID
+			if signer != c.RealmKey {
+				err = fmt.Errorf("made by %s, not by the realm key %s the export names", signer, c.RealmKey)
+			}
 		}
-		r.add(fmt.Sprintf("export proof of realm %s by %s", c.Realm, c.RealmKey), err)
-	} else if c.RealmKey != "" || len(c.Keys) > 0 {
-		r.add("export proof", errors.New("the export names a realm key but carries no proof: it was removed"))
+		r.addExportProof(fmt.Sprintf("export proof of realm %s by %s", c.Realm, c.RealmKey), err, signer, c.Realm)
+	} else if c.RealmKey != "" || len(c.Keys) > 0 || c.Realm != "" {
+		r.Realm, r.RealmKey = c.Realm, c.RealmKey
+		r.addExportProof("export proof", errors.New("the export names a realm key but carries no proof: it was removed"), "", c.Realm)
+	} else {
+		r.GraphRead = true
 	}
 	bound := r.checkBindings(&c)
 	var nodes []*Node
@@ -132,7 +164,9 @@ func (r *CustodyReport) checkGraphML(data []byte) error {
 	at := bytes.LastIndex(data, []byte("<!-- parley-custody "))
 	var c custody
 	if at < 0 {
-		r.add("export proof", errors.New("the GraphML export carries no custody comment: its proof was removed"))
+		// The graph read's GraphML (GET /v1/graph?format=graphml, the graph page's download):
+		// no custody; an export's always ends with the comment.
+		r.GraphRead = true
 	} else {
 		text := strings.TrimSuffix(strings.TrimSpace(string(data[at+len("<!-- parley-custody "):])), "-->")
 		doc := []byte(strings.TrimSpace(text))
@@ -143,14 +177,19 @@ func (r *CustodyReport) checkGraphML(data []byte) error {
 		_ = json.Unmarshal(doc, &head)
 		checked, err := signed.Verify(doc)
 		sum := sha256.Sum256(data[:at])
+		r.Realm, r.RealmKey = c.Realm, c.RealmKey
+		signer := ""
+		if err == nil {
+			signer, r.Signer = checked[0].DID, checked[0].DID
+		}
 		switch {
 		case err != nil:
-		case checked[0].DID != c.RealmKey:
-			err = fmt.Errorf("made by %s, not by the realm key %s the export names", checked[0].DID, c.RealmKey)
+		case signer != c.RealmKey:
+			err = fmt.Errorf("made by %s, not by the realm key %s the export names", signer, c.RealmKey)
 		case head.SHA256 != hex.EncodeToString(sum[:]):
 			err = errors.New("the GraphML before the custody comment is not the one its proof covers: it was changed")
 		}
-		r.add(fmt.Sprintf("export proof of realm %s by %s", c.Realm, c.RealmKey), err)
+		r.addExportProof(fmt.Sprintf("export proof of realm %s by %s", c.Realm, c.RealmKey), err, signer, c.Realm)
 	}
 	bound := r.checkBindings(&c)
 	g, err := readGraphML(data)
@@ -171,6 +210,7 @@ func (r *CustodyReport) checkBindings(c *custody) map[string]string {
 	ids := map[string]string{}
 	for _, k := range c.Keys {
 		what := fmt.Sprintf("binding of %s (%s) to %s", k.ID, k.DID, k.Identity)
+		var signer, realm string
 		err := func() error {
 			if other, seen := ids[k.ID]; seen && other != k.DID {
 				return fmt.Errorf("the key id %s names two keys, %s and %s", k.ID, other, k.DID)
@@ -187,6 +227,7 @@ func (r *CustodyReport) checkBindings(c *custody) map[string]string {
 				Key      string `json:"key"`
 			}
 			_ = json.Unmarshal(k.Binding, &b)
+			signer, realm = checked[0].DID, b.Realm
 			want := c.RealmKey
 			if b.Realm != c.Realm {
 				if want = c.Realms[b.Realm]; want == "" {
@@ -209,7 +250,7 @@ func (r *CustodyReport) checkBindings(c *custody) map[string]string {
 		if err == nil {
 			bound[k.DID] = k.Identity
 		}
-		r.add(what, err)
+		r.addCustody(what, err, signer, realm)
 	}
 	return bound
 }
@@ -257,13 +298,17 @@ func (r *CustodyReport) checkDocument(n *Node, g *Graph, bound map[string]string
 	what := fmt.Sprintf("stance %s: %s by %s on %s", n.ID, d.Stance, d.By, d.Claim)
 	checked, err := signed.Verify(n.Document)
 	if err == nil {
+		if r.GraphRead {
+			what += fmt.Sprintf(", by the key %s, whose binding a graph read does not carry", checked[0].DID)
+		}
 		err = func() error {
 			if d.Type != "ParleyStance" {
 				return errors.New("the document is not a ParleyStance")
 			}
-			if holder, ok := bound[checked[0].DID]; !ok {
+			// A graph read carries no bindings: there the document alone is checked.
+			if holder, ok := bound[checked[0].DID]; !r.GraphRead && !ok {
 				return fmt.Errorf("its key %s has no binding in the export that holds", checked[0].DID)
-			} else if holder != d.By {
+			} else if !r.GraphRead && holder != d.By {
 				return fmt.Errorf("its key %s is bound to %s, not to its author %s", checked[0].DID, holder, d.By)
 			}
 			if g == nil {

@@ -166,10 +166,15 @@ func CheckDataset(r io.Reader) (*CustodyReport, error) {
 		return nil, fmt.Errorf("the export line cannot be read: %v", err)
 	}
 	checked, err := signed.Verify(exportLine)
-	if err == nil && checked[0].DID != end.RealmKey {
-		err = fmt.Errorf("made by %s, not by the realm key %s the export names", checked[0].DID, end.RealmKey)
+	rep.Realm, rep.RealmKey = end.Realm, end.RealmKey
+	signer := ""
+	if err == nil {
+		signer, rep.Signer = checked[0].DID, checked[0].DID
+		if signer != end.RealmKey {
+			err = fmt.Errorf("made by %s, not by the realm key %s the export names", signer, end.RealmKey)
+		}
 	}
-	rep.add(fmt.Sprintf("export proof of realm %s by %s", end.Realm, end.RealmKey), err)
+	rep.addExportProof(fmt.Sprintf("export proof of realm %s by %s", end.Realm, end.RealmKey), err, signer, end.Realm)
 	if got := hex.EncodeToString(sum.Sum(nil)); got != end.SHA256 {
 		rep.add("sha256 of the lines before the export line", fmt.Errorf("they hash to %s, the export line says %s: a line was changed, added or removed", got, end.SHA256))
 	} else {
@@ -220,13 +225,21 @@ func (r *CustodyReport) checkStanceLine(st *datasetStanceLine, claims map[string
 	_ = json.Unmarshal(st.Document, &d)
 	var digest struct {
 		StatementSHA256 string `json:"statement_sha256"`
+		// Origin: a stance signed in a realm that had imported its claim names the claim by
+		// its origin too (PROTOCOL.md § 14).
+		Origin *struct {
+			Realm string `json:"realm"`
+			Claim string `json:"claim"`
+		} `json:"origin"`
 	}
 	_ = json.Unmarshal(st.Document, &digest)
 	what := fmt.Sprintf("stance %s: %s by %s on %s", st.ID, d.Stance, d.By, d.Claim)
 	checked, err := signed.Verify(st.Document)
-	// A stance signed where its claim came from names the claim by its id there; any other
-	// names it by its id here, in this export's realm (checked at the export line).
-	fromOrigin := known && claim.Origin != nil && d.Realm == claim.Origin.Realm && d.Claim == claim.Origin.Claim
+	// A stance signed where its claim came from names the claim by its id there, and one signed
+	// in a realm that had imported the claim names it by its origin; any other names it by its
+	// id here, in this export's realm (checked at the export line).
+	fromOrigin := known && claim.Origin != nil && ((d.Realm == claim.Origin.Realm && d.Claim == claim.Origin.Claim) ||
+		(digest.Origin != nil && digest.Origin.Realm == claim.Origin.Realm && digest.Origin.Claim == claim.Origin.Claim))
 	if err == nil {
 		sum := sha256.Sum256([]byte(statement))
 		text := st.Note

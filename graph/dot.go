@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -74,9 +75,10 @@ func dotClean(s string) string {
 // (a label, a tooltip), cleaned of control characters: a backslash is doubled, a quote
 // escaped, a line break written \n, which Graphviz turns back into each.
 func dotQuote(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return `"` + r.Replace(dotClean(s)) + `"`
+	return `"` + dotQuoteReplacer.Replace(dotClean(s)) + `"`
 }
+
+var dotQuoteReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 
 // dotValue writes s as a DOT quoted string for a data attribute, cleaned of control
 // characters. Graphviz's reader turns only \" back into a quote and keeps a backslash as
@@ -84,9 +86,10 @@ func dotQuote(s string) string {
 // backslash is written doubled, and a reader halves them (docs/dialectic.md says so). A line
 // break stays a line break, which a quoted DOT string may hold.
 func dotValue(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-	return `"` + r.Replace(dotClean(s)) + `"`
+	return `"` + dotValueReplacer.Replace(dotClean(s)) + `"`
 }
+
+var dotValueReplacer = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 // shorten keeps a label readable.
 func shorten(s string, n int) string {
@@ -134,6 +137,9 @@ func dotLabel(n *Node, tr *locale.Translator) string {
 			head += " · " + tr.T("claim.grounded") + " " + strings.ToUpper(string(n.Grounded))
 		}
 		text = shorten(n.Statement, labelClaimChars)
+		if n.Folded > 0 {
+			head += "\n" + tr.N("graph.folded", n.Folded)
+		}
 	case TypeMessage:
 		head, text = n.ID+" · "+n.By, shorten(n.Text, labelOtherChars)
 	case TypeVerification, TypeAttestation, TypeRefutation:
@@ -155,62 +161,76 @@ func fullText(n *Node) string {
 	return n.Text
 }
 
-// WriteDOT writes g as a DOT digraph, for export: English words, no links.
-func WriteDOT(w io.Writer, g *Graph) error {
-	return writeDOT(w, g, Drawing{})
+// WriteDOT writes the graph as a DOT digraph, for export: English words, no links.
+func WriteDOT(w io.Writer, src Source) error {
+	return writeDOT(w, src, Drawing{})
 }
 
-func writeDOT(w io.Writer, g *Graph, d Drawing) error {
+// writeDOT writes the graph as DOT, a statement at a time.
+func writeDOT(w io.Writer, src Source, d Drawing) error {
 	tr := locale.For(d.Lang)
-	var b strings.Builder
+	b := bufio.NewWriterSize(w, 32<<10)
 	b.WriteString("digraph parley {\n  rankdir=LR;\n  ranksep=0.5;\n  nodesep=0.15;\n" +
 		"  node [style=filled, fillcolor=\"" + plainFill + "\", fontcolor=\"" + TextColour(plainFill) + "\", fontname=\"Helvetica\", fontsize=12];\n" +
 		"  edge [fontname=\"Helvetica\", fontsize=10];\n")
-	for _, n := range g.Nodes {
-		// id and class reach the SVG that Graphviz draws (<g id="cl_1" class="node claim …">),
-		// so that a page can find and style each node.
-		class := n.Type
-		if n.Type == TypeClaim {
-			class += " certainty-" + n.Certainty + " grounded-" + string(n.Grounded)
-		}
-		attrs := [][2]string{{"label", dotLabel(n, tr)}, {"shape", nodeShapes[n.Type]}, {"id", n.ID}, {"class", class}}
-		if fill, ok := CertaintyColours[n.Certainty]; ok && n.Type == TypeClaim {
-			attrs = append(attrs, [2]string{"fillcolor", fill}, [2]string{"fontcolor", TextColour(fill)})
-		}
-		var data [][2]string
-		for _, a := range nodeAttributes {
-			if v := a.of(n); v != "" {
-				data = append(data, [2]string{a.name, v})
-			}
-		}
-		if d.Link != nil {
-			if href := d.Link(n); href != "" {
-				attrs = append(attrs, [2]string{"URL", href}, [2]string{"target", "_top"})
-				if t := fullText(n); t != "" {
-					attrs = append(attrs, [2]string{"tooltip", shorten(t, 500)})
-				}
-			}
-		}
-		fmt.Fprintf(&b, "  %s [", dotQuote(n.ID))
-		for i, a := range attrs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%s=%s", a[0], dotQuote(a[1]))
-		}
-		for _, a := range data {
-			fmt.Fprintf(&b, ", %s=%s", a[0], dotValue(a[1]))
-		}
-		b.WriteString("];\n")
+	err := src.EachNode(func(n *Node) error {
+		writeDOTNode(b, n, d, tr)
+		_, err := b.Write(nil) // bufio.Writer answers its first error from every call
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	for _, e := range g.Edges {
+	err = src.EachEdge(func(e *Edge, _, _ *Node) error {
 		style := "solid"
 		if e.Kind == EdgeRefutes || e.Kind == EdgeSupersedes {
 			style = "dashed"
 		}
-		fmt.Fprintf(&b, "  %s -> %s [kind=%s, label=%s, style=%s];\n", dotQuote(e.From), dotQuote(e.To), dotQuote(e.Kind), dotQuote(tr.T("graph.edge."+e.Kind)), style)
+		_, err := fmt.Fprintf(b, "  %s -> %s [kind=%s, label=%s, style=%s];\n", dotQuote(e.From), dotQuote(e.To), dotQuote(e.Kind), dotQuote(tr.T("graph.edge."+e.Kind)), style)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return b.Flush()
+}
+
+// writeDOTNode writes one node's statement.
+func writeDOTNode(b *bufio.Writer, n *Node, d Drawing, tr *locale.Translator) {
+	// id and class reach the SVG that Graphviz draws (<g id="cl_1" class="node claim …">),
+	// so that a page can find and style each node.
+	class := n.Type
+	if n.Type == TypeClaim {
+		class += " certainty-" + n.Certainty + " grounded-" + string(n.Grounded)
+	}
+	attrs := [][2]string{{"label", dotLabel(n, tr)}, {"shape", nodeShapes[n.Type]}, {"id", n.ID}, {"class", class}}
+	if fill, ok := CertaintyColours[n.Certainty]; ok && n.Type == TypeClaim {
+		attrs = append(attrs, [2]string{"fillcolor", fill}, [2]string{"fontcolor", TextColour(fill)})
+	}
+	var data [][2]string
+	for _, a := range nodeAttributes {
+		if v := a.of(n); v != "" {
+			data = append(data, [2]string{a.name, v})
+		}
+	}
+	if d.Link != nil {
+		if href := d.Link(n); href != "" {
+			attrs = append(attrs, [2]string{"URL", href}, [2]string{"target", "_top"})
+			if t := fullText(n); t != "" {
+				attrs = append(attrs, [2]string{"tooltip", shorten(t, 500)})
+			}
+		}
+	}
+	fmt.Fprintf(b, "  %s [", dotQuote(n.ID))
+	for i, a := range attrs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(b, "%s=%s", a[0], dotQuote(a[1]))
+	}
+	for _, a := range data {
+		fmt.Fprintf(b, ", %s=%s", a[0], dotValue(a[1]))
+	}
+	b.WriteString("];\n")
 }

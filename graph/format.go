@@ -1,16 +1,18 @@
 package graph
 
 import (
-	"encoding/json"
 	"io"
+
+	"github.com/parleyforum/parley/jsonstream"
 )
 
-// Format is one way of writing the graph.
+// Format is one way of writing the graph. Write streams it: it holds one node or edge of the
+// source at a time (AIF: and each author's name once).
 type Format struct {
 	Name      string
 	MediaType string
 	Extension string
-	Write     func(io.Writer, *Graph) error
+	Write     func(io.Writer, Source) error
 }
 
 // Formats are the export formats, the default first.
@@ -40,8 +42,36 @@ func FormatNames() []string {
 	return out
 }
 
-func writeJSON(w io.Writer, g *Graph) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(g)
+// writeJSON writes {"nodes": […], "edges": […]} as encoding/json writes a Graph.
+func writeJSON(w io.Writer, src Source) error {
+	jw := jsonstream.New(w, jsonstream.Options{})
+	if err := JSONNodes(jw, src); err != nil {
+		return err
+	}
+	if err := JSONEdges(jw, src); err != nil {
+		return err
+	}
+	return jw.Close()
+}
+
+// JSONNodes writes the member nodes of the native JSON graph into jw's open object.
+func JSONNodes(jw *jsonstream.Writer, src Source) error {
+	if err := jw.BeginArray("nodes"); err != nil {
+		return err
+	}
+	if err := src.EachNode(func(n *Node) error { return jw.Put("", n) }); err != nil {
+		return err
+	}
+	return jw.End()
+}
+
+// JSONEdges writes the member edges of the native JSON graph into jw's open object.
+func JSONEdges(jw *jsonstream.Writer, src Source) error {
+	if err := jw.BeginArray("edges"); err != nil {
+		return err
+	}
+	if err := src.EachEdge(func(e *Edge, _, _ *Node) error { return jw.Put("", e) }); err != nil {
+		return err
+	}
+	return jw.End()
 }

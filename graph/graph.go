@@ -41,8 +41,8 @@ type Evidence struct {
 	Note *string `json:"note,omitempty"`
 }
 
-// Node is one node. Claims carry statement, state, certainty, expired, asserted_by and
-// grounded; attestations, refutations and verifications carry by, evidence and text (their
+// Node is one node. Claims carry statement, state, certainty, expired, asserted_by,
+// grounded and (imported) origin; attestations, refutations and verifications carry by, evidence and text (their
 // note or body); messages carry by, kind and text (their body). Every node has its thread
 // and its time.
 type Node struct {
@@ -68,6 +68,41 @@ type Node struct {
 	// Provenance is what the author's write said of its model and client (§ 15), absent
 	// when it said nothing.
 	Provenance *Provenance `json:"provenance,omitempty"`
+	// Folded is how many stances on this claim a drawing leaves out (Fit): a drawing's
+	// matter, never exported.
+	Folded int `json:"-"`
+	// Origin is where a claim imported from another realm was first made (§ 14), absent for
+	// this forum's own claims and for every other node.
+	Origin *Origin `json:"origin,omitempty"`
+}
+
+// Origin is an imported claim's realm, and the claim and its thread there.
+type Origin struct {
+	Realm  string `json:"realm"`
+	Claim  string `json:"claim"`
+	Thread string `json:"thread"`
+}
+
+// OriginRealm, OriginClaim and OriginThread are a node's origin fields, "" when it has none.
+func (n *Node) OriginRealm() string {
+	if n.Origin == nil {
+		return ""
+	}
+	return n.Origin.Realm
+}
+
+func (n *Node) OriginClaim() string {
+	if n.Origin == nil {
+		return ""
+	}
+	return n.Origin.Claim
+}
+
+func (n *Node) OriginThread() string {
+	if n.Origin == nil {
+		return ""
+	}
+	return n.Origin.Thread
 }
 
 // Provenance is an author's model and client, each as given.

@@ -46,37 +46,61 @@ type xmlGraphML struct {
 	} `xml:"graph"`
 }
 
-// WriteGraphML writes g as a GraphML document.
-func WriteGraphML(w io.Writer, g *Graph) error {
-	doc := xmlGraphML{NS: "http://graphml.graphdrawing.org/xmlns"}
-	for _, a := range nodeAttributes {
-		doc.Keys = append(doc.Keys, xmlKey{ID: a.id, For: "node", Name: a.name, Type: a.typ})
+// WriteGraphML writes the graph as a GraphML document, a node or an edge at a time.
+func WriteGraphML(w io.Writer, src Source) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
 	}
-	doc.Keys = append(doc.Keys, xmlKey{ID: "e_kind", For: "edge", Name: "kind", Type: "string"})
-	doc.Graph.ID, doc.Graph.EdgeDefault = "parley", "directed"
-	for _, n := range g.Nodes {
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	graphml := xml.StartElement{Name: xml.Name{Local: "graphml"},
+		Attr: []xml.Attr{{Name: xml.Name{Local: "xmlns"}, Value: "http://graphml.graphdrawing.org/xmlns"}}}
+	if err := enc.EncodeToken(graphml); err != nil {
+		return err
+	}
+	element := func(name string) xml.StartElement { return xml.StartElement{Name: xml.Name{Local: name}} }
+	for _, a := range nodeAttributes {
+		if err := enc.EncodeElement(xmlKey{ID: a.id, For: "node", Name: a.name, Type: a.typ}, element("key")); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeElement(xmlKey{ID: "e_kind", For: "edge", Name: "kind", Type: "string"}, element("key")); err != nil {
+		return err
+	}
+	graph := xml.StartElement{Name: xml.Name{Local: "graph"},
+		Attr: []xml.Attr{{Name: xml.Name{Local: "id"}, Value: "parley"}, {Name: xml.Name{Local: "edgedefault"}, Value: "directed"}}}
+	if err := enc.EncodeToken(graph); err != nil {
+		return err
+	}
+	err := src.EachNode(func(n *Node) error {
 		xn := xmlNode{ID: n.ID}
 		for _, a := range nodeAttributes {
 			if v := a.of(n); v != "" {
 				xn.Data = append(xn.Data, xmlData{Key: a.id, Value: v})
 			}
 		}
-		doc.Graph.Nodes = append(doc.Graph.Nodes, xn)
-	}
-	for i, e := range g.Edges {
-		doc.Graph.Edges = append(doc.Graph.Edges, xmlEdge{
-			ID: "e" + strconv.Itoa(i+1), Source: e.From, Target: e.To,
-			Data: []xmlData{{Key: "e_kind", Value: e.Kind}},
-		})
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return enc.EncodeElement(xn, element("node"))
+	})
+	if err != nil {
 		return err
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	edges := 0
+	err = src.EachEdge(func(e *Edge, _, _ *Node) error {
+		edges++
+		return enc.EncodeElement(xmlEdge{ID: "e" + strconv.Itoa(edges), Source: e.From, Target: e.To,
+			Data: []xmlData{{Key: "e_kind", Value: e.Kind}}}, element("edge"))
+	})
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(w, "\n")
+	for _, end := range []xml.StartElement{graph, graphml} {
+		if err := enc.EncodeToken(end.End()); err != nil {
+			return err
+		}
+	}
+	if err := enc.Flush(); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
 	return err
 }

@@ -54,10 +54,10 @@ func (g *Graph) SignedStances() []*SignedStance {
 	for _, n := range g.Nodes {
 		nodes[n.ID] = n
 	}
-	target := map[string]string{}
+	edges := map[string]*Edge{}
 	for _, e := range g.Edges {
 		if e.Kind == EdgeSupports || e.Kind == EdgeVerifies {
-			target[e.From] = e.To
+			edges[e.From] = e
 		}
 	}
 	var out []*SignedStance
@@ -65,20 +65,32 @@ func (g *Graph) SignedStances() []*SignedStance {
 		if n.Signature == nil {
 			continue
 		}
-		s := &SignedStance{Stance: n.ID, Claim: target[n.ID], By: n.By, Evidence: n.Evidence, Signature: *n.Signature}
-		if s.Evidence == nil {
-			s.Evidence = []Evidence{}
+		var claim *Node
+		if e, ok := edges[n.ID]; ok {
+			claim = nodes[e.To]
 		}
-		claim, ok := nodes[s.Claim]
-		switch {
-		case n.Type != TypeAttestation && n.Type != TypeVerification:
-			s.fault = fmt.Errorf("a %s carries a signature, but only attestations and verifications are signed", n.Type)
-		case !ok || claim.Type != TypeClaim:
-			s.fault = errors.New("the claim it supports or verifies is not in the graph")
-		default:
-			s.Statement = claim.Statement
-		}
-		out = append(out, s)
+		out = append(out, signedStanceOf(n, edges[n.ID], claim))
 	}
 	return out
+}
+
+// signedStanceOf is the signature of the stance n, whose edge to its claim is e (nil when it
+// has none that a signature covers) and claim that claim's node (nil when the graph lacks it).
+func signedStanceOf(n *Node, e *Edge, claim *Node) *SignedStance {
+	s := &SignedStance{Stance: n.ID, By: n.By, Evidence: n.Evidence, Signature: *n.Signature}
+	if e != nil && (e.Kind == EdgeSupports || e.Kind == EdgeVerifies) {
+		s.Claim = e.To
+	}
+	if s.Evidence == nil {
+		s.Evidence = []Evidence{}
+	}
+	switch {
+	case n.Type != TypeAttestation && n.Type != TypeVerification:
+		s.fault = fmt.Errorf("a %s carries a signature, but only attestations and verifications are signed", n.Type)
+	case s.Claim == "" || claim == nil || claim.ID != s.Claim || claim.Type != TypeClaim:
+		s.fault = errors.New("the claim it supports or verifies is not in the graph")
+	default:
+		s.Statement = claim.Statement
+	}
+	return s
 }

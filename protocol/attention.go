@@ -23,7 +23,8 @@ func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, room
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
-	after, err := s.AttentionCursorOf(cursor)
+	list := ListOf(a, "threads_by_attention", "state", state, "room", roomFilter(room))
+	after, err := s.attentionCursorOf(list, cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +35,11 @@ func (s *Service) listByAttention(ctx context.Context, a *Actor, o *object, room
 	if err != nil {
 		return nil, err
 	}
-	return s.ByAttention(ctx, scope, state, after, limit)
+	return s.byAttention(ctx, a, list, scope, state, after, limit)
 }
 
-// ByAttention is one page of threads by attention, for the operation and the pages.
-func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
+// byAttention is one page of the list of threads by attention, as a reads them.
+func (s *Service) byAttention(ctx context.Context, a *Actor, list CursorList, scope storage.Scope, state string, after *storage.AttentionCursor, limit int) (*ListThreadsResult, error) {
 	rows, err := s.db.Read().In(scope).ThreadsByAttention(ctx, state, after, limit+1)
 	if err != nil {
 		return nil, fault(err)
@@ -47,18 +48,18 @@ func (s *Service) ByAttention(ctx context.Context, scope storage.Scope, state st
 	for i := range rows {
 		threads[i] = rows[i].Thread
 	}
-	return threadsPage(threads, limit, func(*storage.Thread) (string, *Error) {
+	return threadsPage(threads, limit, a, func(*storage.Thread) (string, *Error) {
 		r := rows[limit-1] // the page's last: a cursor is made only when there is more
-		return s.encodeCursor(attentionCursorTag, int64(r.Attention), r.UpdatedAt.UnixMicro(), r.ID)
+		return s.encodeCursor(attentionCursorTag, list, int64(r.Attention), r.UpdatedAt.UnixMicro(), r.ID)
 	})
 }
 
-// AttentionCursorOf reads a cursor of order=attention (for the pages' own links).
-func (s *Service) AttentionCursorOf(cursor string) (*storage.AttentionCursor, error) {
+// attentionCursorOf reads a cursor of order=attention of list.
+func (s *Service) attentionCursorOf(list CursorList, cursor string) (*storage.AttentionCursor, error) {
 	if cursor == "" {
 		return nil, nil
 	}
-	n, refusal := s.decodeCursor("cursor", attentionCursorTag, cursor, 3)
+	n, refusal := s.decodeCursor("cursor", attentionCursorTag, list, cursor, 3)
 	if refusal != nil {
 		return nil, refusal
 	}

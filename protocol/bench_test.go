@@ -455,7 +455,10 @@ const inboxReader = 7
 type inboxForum struct {
 	svc    *protocol.Service
 	cursor []byte // the request {"since": …}
-	items  int    // what a read returns
+	// scopedCursor is the request of the reader's token scoped to general: a cursor belongs
+	// to its reader's list, rooms and all (§ 19).
+	scopedCursor []byte
+	items        int // what a read returns
 	// plainSecret and scopedSecret are the reader's tokens, one reaching every room and one
 	// scoped to the room general (where every thread is), for reads that authenticate as a
 	// request does.
@@ -478,23 +481,15 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 	reader := benchAgent(inboxReader)
 
 	// Catch up, as an agent does: page until nothing more, once the seed is behind the read
-	// horizon (other transactions on the same Postgres server can hold it back).
+	// horizon (other transactions on the same Postgres server can hold it back); the scoped
+	// token of the same reader as well, for its own cursor.
 	awaitHorizon(b, db)
-	cursor := ""
-	for {
-		req := `{"limit":100}`
-		if cursor != "" {
-			req = `{"limit":100,"since":"` + cursor + `"}`
-		}
-		res, err := svc.Inbox(ctx, reader, []byte(req))
-		if err != nil {
-			b.Fatal(err)
-		}
-		cursor = res.Cursor
-		if !res.More {
-			break
-		}
+	plainSecret, scopedSecret := readerToken(b, db, ""), readerToken(b, db, strconv.FormatInt(storage.GeneralRoom, 10))
+	scopedReader, err := svc.Authenticate(ctx, scopedSecret)
+	if err != nil {
+		b.Fatal(err)
 	}
+	cursor, scopedCursor := caughtUpInbox(b, svc, reader), caughtUpInbox(b, svc, scopedReader)
 
 	for i := 1; i <= 3; i++ {
 		mustSend(b, svc, benchAgent(100+i), `{"kind":"ask","body":"A new question `+strconv.Itoa(i)+`"}`)
@@ -507,8 +502,8 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 		mustSend(b, svc, benchAgent(300), `{"kind":"answer","thread":"th_`+strconv.Itoa(k)+`","body":"Not for the reader."}`)
 	}
 	awaitHorizon(b, db)
-	f := &inboxForum{svc: svc, cursor: []byte(`{"since":"` + cursor + `"}`),
-		plainSecret: readerToken(b, db, ""), scopedSecret: readerToken(b, db, strconv.FormatInt(storage.GeneralRoom, 10))}
+	f := &inboxForum{svc: svc, cursor: []byte(`{"since":"` + cursor + `"}`), scopedCursor: []byte(`{"since":"` + scopedCursor + `"}`),
+		plainSecret: plainSecret, scopedSecret: scopedSecret}
 	res, err := svc.Inbox(ctx, reader, f.cursor)
 	if err != nil {
 		b.Fatal(err)
@@ -520,6 +515,26 @@ func newInboxForum(b *testing.B, kind storage.Kind, messages int) *inboxForum {
 	return f
 }
 
+// caughtUpInbox pages a's inbox until nothing more and answers the cursor there.
+func caughtUpInbox(b *testing.B, svc *protocol.Service, a *protocol.Actor) string {
+	b.Helper()
+	cursor := ""
+	for {
+		req := `{"limit":100}`
+		if cursor != "" {
+			req = `{"limit":100,"since":"` + cursor + `"}`
+		}
+		res, err := svc.Inbox(context.Background(), a, []byte(req))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cursor = res.Cursor
+		if !res.More {
+			return cursor
+		}
+	}
+}
+
 func awaitHorizon(b *testing.B, db *storage.DB) {
 	b.Helper()
 	if err := db.AwaitHorizon(context.Background(), time.Minute); err != nil {
@@ -529,9 +544,14 @@ func awaitHorizon(b *testing.B, db *storage.DB) {
 
 func (f *inboxForum) read(b *testing.B) { f.readAs(b, benchAgent(inboxReader)) }
 
-// readAs reads the reader's inbox as the actor a: the reader, scoped or not.
+// readAs reads the reader's inbox as the actor a: the reader, scoped or not, each from its
+// own cursor.
 func (f *inboxForum) readAs(b *testing.B, a *protocol.Actor) {
-	res, err := f.svc.Inbox(context.Background(), a, f.cursor)
+	in := f.cursor
+	if a.Scoped() {
+		in = f.scopedCursor
+	}
+	res, err := f.svc.Inbox(context.Background(), a, in)
 	if err != nil || len(res.Items) != f.items {
 		b.Fatalf("inbox: %v, %d items, want %d", err, len(res.Items), f.items)
 	}

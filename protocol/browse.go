@@ -28,9 +28,10 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	if q.State != "" && !IsState(q.State) {
 		return nil, Refuse(ReasonInvalidBody, "field state %q is not one of open, answered, decided, closed, deferred, obsolete, rejected", q.State)
 	}
+	list := ListOf(a, "threads_by_activity", "state", q.State, "unconfirmed", q.Unconfirmed, "room", roomFilter(q.Room))
 	var after *storage.ActivityCursor
 	if q.Cursor != "" {
-		n, err := s.decodeCursor("cursor", activityCursorTag, q.Cursor, 2)
+		n, err := s.decodeCursor("cursor", activityCursorTag, list, q.Cursor, 2)
 		if err != nil {
 			return nil, err
 		}
@@ -45,20 +46,21 @@ func (s *Service) Browse(ctx context.Context, a *Actor, q BrowseQuery) (*ListThr
 	if err != nil {
 		return nil, fault(err)
 	}
-	return threadsPage(rows, limit, func(last *storage.Thread) (string, *Error) {
-		return s.encodeCursor(activityCursorTag, last.UpdatedAt.UnixMicro(), last.ID)
+	return threadsPage(rows, limit, a, func(last *storage.Thread) (string, *Error) {
+		return s.encodeCursor(activityCursorTag, list, last.UpdatedAt.UnixMicro(), last.ID)
 	})
 }
 
-// threadsPage is a page of threads from rows read with one more than limit: the extra row
-// says that there is more, and cursor names the page's last thread for the next read.
-func threadsPage(rows []storage.Thread, limit int, cursor func(last *storage.Thread) (string, *Error)) (*ListThreadsResult, error) {
+// threadsPage is a page of threads from rows read with one more than limit, as reader reads
+// them: the extra row says that there is more, and cursor names the page's last thread for
+// the next read.
+func threadsPage(rows []storage.Thread, limit int, reader *Actor, cursor func(last *storage.Thread) (string, *Error)) (*ListThreadsResult, error) {
 	res := &ListThreadsResult{Threads: []*ThreadView{}}
 	if len(rows) > limit {
 		rows, res.More = rows[:limit], true
 	}
 	for i := range rows {
-		res.Threads = append(res.Threads, threadView(&rows[i]))
+		res.Threads = append(res.Threads, threadViewFor(&rows[i], reader))
 	}
 	if res.More {
 		c, err := cursor(&rows[len(rows)-1])
@@ -92,7 +94,8 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := s.afterCursor(proposalsCursorTag, cursor)
+	list := ListOf(a, "proposals")
+	after, refusal := s.afterCursor(proposalsCursorTag, list, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -123,7 +126,7 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		return nil, fault(err)
 	}
 	for i := range rows {
-		p := Proposal{Thread: threadView(&rows[i])}
+		p := Proposal{Thread: threadViewFor(&rows[i], a)}
 		if ev, ok := byID[*rows[i].StateEventID]; ok {
 			p.Event = eventView(ev)
 			if ev.MessageID != nil {
@@ -133,7 +136,7 @@ func (s *Service) Proposals(ctx context.Context, a *Actor, cursor string, limit 
 		res.Proposals = append(res.Proposals, p)
 	}
 	if res.More {
-		c, err := s.encodeCursor(proposalsCursorTag, *rows[len(rows)-1].StateEventID)
+		c, err := s.encodeCursor(proposalsCursorTag, list, *rows[len(rows)-1].StateEventID)
 		if err != nil {
 			return nil, err
 		}

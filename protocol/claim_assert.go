@@ -10,6 +10,33 @@ import (
 // § 12 assert: a new claim with its proof, anchored in a message of its thread; it may
 // supersede older claims of that thread.
 
+// claimContent is what a claim says, checked as every claim of this forum is checked,
+// asserted here or imported (§ 14): from, statement and evidence; stored are the evidence
+// refs that must name a stored artifact.
+type claimContent struct {
+	ext       string
+	statement string
+	evidence  []Evidence
+	stored    []string
+}
+
+// decodeClaimContent takes a claim's from, statement and evidence.
+func decodeClaimContent(o *object, limits Limits) (*claimContent, *Error) {
+	ext, err := decodeFrom(o, limits)
+	if err != nil {
+		return nil, err
+	}
+	statement, err := requiredText(o, "statement", limits.BodyMaxChars)
+	if err != nil {
+		return nil, err
+	}
+	evidence, stored, err := decodeEvidence(o, true, limits)
+	if err != nil {
+		return nil, err
+	}
+	return &claimContent{ext: ext, statement: statement, evidence: evidence, stored: stored}, nil
+}
+
 // Assert answers {thread, parent?, from?, statement, evidence, supersedes?, valid_until?,
 // provenance?}.
 func (s *Service) Assert(ctx context.Context, a *Actor, raw []byte) (*ClaimResult, error) {
@@ -21,18 +48,11 @@ func (s *Service) Assert(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 	if err != nil {
 		return nil, err
 	}
-	ext, err := decodeFrom(o, s.limits)
+	content, err := decodeClaimContent(o, s.limits)
 	if err != nil {
 		return nil, err
 	}
-	statement, err := requiredText(o, "statement", s.limits.BodyMaxChars)
-	if err != nil {
-		return nil, err
-	}
-	evidence, stored, err := decodeEvidence(o, true, s.limits)
-	if err != nil {
-		return nil, err
-	}
+	ext, statement, evidence, stored := content.ext, content.statement, content.evidence, content.stored
 	supersedes, err := decodeSupersedes(o, s.limits)
 	if err != nil {
 		return nil, err

@@ -23,7 +23,8 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := s.afterCursor(awaitingCursorTag, cursor)
+	list := ListOf(a, "awaiting_verifier")
+	after, refusal := s.afterCursor(awaitingCursorTag, list, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -48,7 +49,7 @@ func (s *Service) AwaitingVerifier(ctx context.Context, a *Actor, cursor string,
 	}
 	res.Claims = claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, now)
 	if res.More {
-		c, err := s.encodeCursor(awaitingCursorTag, claims[len(claims)-1].ID)
+		c, err := s.encodeCursor(awaitingCursorTag, list, claims[len(claims)-1].ID)
 		if err != nil {
 			return nil, err
 		}

@@ -23,6 +23,8 @@ type GraphResult struct {
 	Format     graph.Format
 	Graph      *graph.Graph
 	NextCursor *string
+	// AsOf is the point of the record every page of this JSON read answers as of (§ 15).
+	AsOf *AsOf
 }
 
 // MarshalJSON writes the graph, or the document in its envelope.
@@ -31,8 +33,11 @@ func (r *GraphResult) MarshalJSON() ([]byte, error) {
 		return json.Marshal(struct {
 			*graph.Graph
 			NextCursor *string `json:"next_cursor,omitempty"`
-		}{r.Graph, r.NextCursor})
+			AsOf       *AsOf   `json:"as_of,omitempty"`
+		}{r.Graph, r.NextCursor, r.AsOf})
 	}
+	// A document is the whole graph in one answer, as HTTP sends it: it has no later page
+	// to be read as of its point, and says none.
 	media, doc, _ := r.Document()
 	return json.Marshal(struct {
 		Format    string `json:"format"`
@@ -73,13 +78,13 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if !ok {
 		return nil, Refuse(ReasonInvalidBody, "field format must be one of %s", strings.Join(graph.FormatNames(), ", "))
 	}
-	nums, err := s.pageCursorField(o, graphPageCursorTag, threadID, 2)
+	list := ListOf(a, "graph", "thread", threadID, "room", roomFilter(room))
+	pos, carried, err := s.graphCursorField(o, list, threadID)
 	if err != nil {
 		return nil, err
 	}
-	var pos claimPosition
-	if nums != nil {
-		pos = claimPosition{claim: nums[0], afterStance: nums[1]}
+	if pos == nil {
+		pos = &claimPosition{}
 	}
 	if err := o.rest(); err != nil {
 		return nil, err
@@ -99,10 +104,19 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	}
 	var g *graph.Graph
 	var next *claimPosition
+	var point *storage.Point
 	err2 = s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
+		read = read.In(scope)
+		// The first page fixes the point that the pages after it are read as of (§ 15).
+		first := carried == nil
 		var err error
-		g, next, err = s.graphPage(ctx, read.In(scope), threadID, pos, fill)
-		return err
+		if point, err = beginAsOf(ctx, read, carried); err != nil {
+			return err
+		}
+		if g, next, err = s.graphPage(ctx, read, threadID, *pos, fill, point.At); err != nil || !first || next == nil {
+			return err
+		}
+		return read.PinPoint(ctx, point)
 	})
 	if err2 != nil {
 		return nil, fault(err2)
@@ -110,8 +124,8 @@ func (s *Service) Graph(ctx context.Context, a *Actor, raw []byte) (*GraphResult
 	if format.Name != "json" && (next != nil || fill.left < 0) {
 		return nil, Refuse(ReasonLimitExceeded, "the graph is too large for one %s document; read it as json, a page at a time with next_cursor, or export it (GET /v1/export?format=%s)", format.Name, format.Name)
 	}
-	res := &GraphResult{Format: format, Graph: g}
-	if res.NextCursor, err = s.pageCursor(graphPageCursorTag, threadID, next); err != nil {
+	res := &GraphResult{Format: format, Graph: g, AsOf: asOfView(point)}
+	if res.NextCursor, err = s.graphCursor(list, threadID, next, point); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -202,6 +216,9 @@ func claimNode(c *ClaimView) (*graph.Node, []*graph.Edge) {
 	n := &graph.Node{ID: c.ID, Type: graph.TypeClaim, Thread: c.Thread, Statement: c.Statement,
 		State: string(c.State), Certainty: c.Certainty, Expired: &expired, AssertedBy: c.AssertedBy.Identity,
 		Evidence: graphEvidence(c.Evidence), At: c.CreatedAt, Provenance: graphProvenance(c.Provenance)}
+	if c.Origin != nil {
+		n.Origin = &graph.Origin{Realm: c.Origin.Realm, Claim: c.Origin.Claim, Thread: c.Origin.Thread}
+	}
 	edges := []*graph.Edge{{From: c.ID, To: c.Anchor, Kind: graph.EdgeAnchoredIn}}
 	for _, old := range c.Supersedes {
 		edges = append(edges, &graph.Edge{From: c.ID, To: old, Kind: graph.EdgeSupersedes})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/storage"
@@ -13,9 +14,43 @@ import (
 // § 12 graph, a page at a time (read_page.go): the nodes and edges of the claims room takes
 // from pos, each claim's anchor message with the first claim anchored in it, and the grounded
 // labels of the whole graph, not of the page.
+//
+// § 15, paged reads are read as of one point (asof.go): the first page is read in a
+// snapshot whose point its cursor carries, and every later page answers as of that point —
+// the claims and stances it held, each claim in the state it was in then, expiry read against
+// its time — so that a graph read in pages while claims are superseded and refuted is one
+// graph. Every page says its point (as_of).
 
-// graphPage reads one page of the claim graph of a thread (0: of every thread read reaches).
-func (s *Service) graphPage(ctx context.Context, read *storage.Forum, threadID int64, pos claimPosition, room *pageRoom) (*graph.Graph, *claimPosition, error) {
+// graphCursor is the cursor of the graph's page that begins at pos, read as of p: the
+// thread (0: all), the position, then the point.
+func (s *Service) graphCursor(list CursorList, thread int64, pos *claimPosition, p *storage.Point) (*string, *Error) {
+	if pos == nil {
+		return nil, nil
+	}
+	c, err := s.pointCursor(graphPageCursorTag, list, []int64{thread, pos.claim, pos.afterStance}, p)
+	if err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// graphCursorField reads the cursor of a graph read of thread: where its page begins and the
+// point it is read as of; nil, nil when there is none. A cursor of another thread's graph
+// (or of the whole forum's for a thread's) is one of another list.
+func (s *Service) graphCursorField(o *object, list CursorList, thread int64) (*claimPosition, *storage.Point, *Error) {
+	n, p, err := s.pointCursorField(o, graphPageCursorTag, list, 3)
+	if err != nil || n == nil {
+		return nil, nil, err
+	}
+	if n[0] != thread {
+		return nil, nil, badCursor()
+	}
+	return &claimPosition{claim: n[1], afterStance: n[2]}, p, nil
+}
+
+// graphPage reads one page of the claim graph of a thread (0: of every thread read reaches),
+// with each claim's expiry read against now.
+func (s *Service) graphPage(ctx context.Context, read *storage.Forum, threadID int64, pos claimPosition, room *pageRoom, now time.Time) (*graph.Graph, *claimPosition, error) {
 	var threads []int64
 	if threadID != 0 {
 		if _, err := read.Thread(ctx, threadID); err != nil {
@@ -48,7 +83,7 @@ func (s *Service) graphPage(ctx context.Context, read *storage.Forum, threadID i
 			firstAnchored[c.AnchorID] = c.ID
 		}
 	}
-	supersedes, now := supersedesOf(claims), storage.Now()
+	supersedes := supersedesOf(claims)
 	type laid struct {
 		view     *ClaimView
 		anchor   *graph.Node // when this claim is the first anchored in it

@@ -54,7 +54,7 @@ func requiredText(o *object, field string, max int) (string, *Error) {
 		return "", err
 	}
 	if !ok {
-		return "", Refuse(ReasonInvalidBody, "field %s is missing", field)
+		return "", Refuse(ReasonInvalidBody, "field %s is missing", field).Detailed(field+"_empty", "Max", max)
 	}
 	return v, checkText(field, v, max)
 }

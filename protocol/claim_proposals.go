@@ -70,7 +70,8 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
-	after, refusal := s.afterCursor(claimProposalsCursorTag, cursor)
+	list := ListOf(a, "claim_proposals")
+	after, refusal := s.afterCursor(claimProposalsCursorTag, list, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
@@ -104,7 +105,7 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 		res.Proposals = append(res.Proposals, p)
 	}
 	if res.More {
-		c, refusal := s.encodeCursor(claimProposalsCursorTag, claims[len(claims)-1].ID)
+		c, refusal := s.encodeCursor(claimProposalsCursorTag, list, claims[len(claims)-1].ID)
 		if refusal != nil {
 			return nil, refusal
 		}
@@ -116,19 +117,31 @@ func (s *Service) ClaimProposals(ctx context.Context, a *Actor, cursor string, l
 // QueueCount counts everything that waits for a human in the queue: the threads' proposals
 // and the claims'. Zero for an actor that may not read.
 func (s *Service) QueueCount(ctx context.Context, a *Actor) (int, error) {
+	q, err := s.QueueCounts(ctx, a)
+	return q.Threads + q.Claims, err
+}
+
+// QueueCounts is what waits in the queue now, within a's rooms, by kind: the threads' state
+// proposals and the claims'. Both zero for an actor that may not read.
+type QueueCounts struct {
+	Threads, Claims int
+}
+
+// QueueCounts counts the queue by kind; QueueCount is their sum.
+func (s *Service) QueueCounts(ctx context.Context, a *Actor) (QueueCounts, error) {
+	var q QueueCounts
 	if requireActor(a, RightRead) != nil {
-		return 0, nil
+		return q, nil
 	}
 	read := s.reader(a)
-	threads, err := read.CountProposals(ctx)
-	if err != nil {
-		return 0, fault(err)
+	var err error
+	if q.Threads, err = read.CountProposals(ctx); err != nil {
+		return QueueCounts{}, fault(err)
 	}
-	claims, err := read.CountClaimProposals(ctx, proposableNames(), string(StateClosed))
-	if err != nil {
-		return 0, fault(err)
+	if q.Claims, err = read.CountClaimProposals(ctx, proposableNames(), string(StateClosed)); err != nil {
+		return QueueCounts{}, fault(err)
 	}
-	return threads + claims, nil
+	return q, nil
 }
 
 // ConfirmClaim answers {claim}: a human confirms the claim's proposal, which is a mark with

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"time"
 
 	"github.com/parleyforum/parley/storage"
 )
@@ -57,32 +58,15 @@ func (s *Service) readClaimIn(ctx context.Context, read *storage.Forum, id int64
 	return &ClaimResult{Claim: views[0]}, nil
 }
 
-// threadClaims reads the claims of a thread with all their stances, oldest first (the
-// export's; a read answers a page, threadClaimsPage).
-func (s *Service) threadClaims(ctx context.Context, read *storage.Forum, threadID int64) ([]*ClaimView, error) {
-	claims, err := read.ClaimsOf(ctx, threadID)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]int64, len(claims))
-	for i, c := range claims {
-		ids[i] = c.ID
-	}
-	stances, err := read.StancesOf(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	return claimViews(claims, stances, supersedesOf(claims), s.limits.VerifyQuorum, storage.Now()), nil
-}
-
 // threadClaimsPage reads the claims of a thread with their stances, oldest first, as much of
-// them from pos as room takes, and where the next page begins (nil: at the end).
-func (s *Service) threadClaimsPage(ctx context.Context, read *storage.Forum, threadID int64, pos claimPosition, room *pageRoom) ([]*ClaimView, *claimPosition, error) {
+// them from pos as room takes, each claim's expiry read against now; and where the next page
+// begins (nil: at the end).
+func (s *Service) threadClaimsPage(ctx context.Context, read *storage.Forum, threadID int64, pos claimPosition, room *pageRoom, now time.Time) ([]*ClaimView, *claimPosition, error) {
 	claims, err := read.ClaimsOf(ctx, threadID)
 	if err != nil {
 		return nil, nil, err
 	}
-	supersedes, now := supersedesOf(claims), storage.Now()
+	supersedes := supersedesOf(claims)
 	views := map[int64]*ClaimView{}
 	page, next, err := pageClaims(ctx, read, claims, pos, room, func(c *storage.Claim, stances []storage.Stance, continued bool) (claimUnits, error) {
 		v := claimViews([]storage.Claim{*c}, stances, supersedes, s.limits.VerifyQuorum, now)[0]

@@ -54,28 +54,40 @@ func (s *Service) Verify(ctx context.Context, a *Actor, raw []byte) (*ClaimResul
 	return s.stance(ctx, a, raw, verifyOp)
 }
 
+// decodeStanceContent takes what a stance of op says, checked as every stance of this forum
+// is checked, taken here or imported (§ 14): its evidence, and its note or body. stored are
+// the evidence refs that must name a stored artifact.
+func decodeStanceContent(o *object, op stanceOp, limits Limits) (*stanceInput, []string, *Error) {
+	var in stanceInput
+	var stored []string
+	var err *Error
+	if in.evidence, stored, err = decodeEvidence(o, op.evidence, limits); err != nil {
+		return nil, nil, err
+	}
+	if op.note {
+		if in.note, err = optionalText(o, "note", evidenceNoteMaxChars); err != nil {
+			return nil, nil, err
+		}
+	}
+	if op.body {
+		body, err := requiredText(o, "body", limits.BodyMaxChars)
+		if err != nil {
+			return nil, nil, err
+		}
+		in.body = &body
+	}
+	return &in, stored, nil
+}
+
 // stance runs attest, refute or verify in the check order of § 9.
 func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp) (*ClaimResult, error) {
 	o, id, ext, err := claimInputFrom(a, raw, s.limits)
 	if err != nil {
 		return nil, err
 	}
-	var in stanceInput
-	var stored []string
-	if in.evidence, stored, err = decodeEvidence(o, op.evidence, s.limits); err != nil {
+	in, stored, err := decodeStanceContent(o, op, s.limits)
+	if err != nil {
 		return nil, err
-	}
-	if op.note {
-		if in.note, err = optionalText(o, "note", evidenceNoteMaxChars); err != nil {
-			return nil, err
-		}
-	}
-	if op.body {
-		body, err := requiredText(o, "body", s.limits.BodyMaxChars)
-		if err != nil {
-			return nil, err
-		}
-		in.body = &body
 	}
 	prov, perr := decodeProvenance(o, s.limits)
 	if perr != nil {
@@ -102,7 +114,7 @@ func (s *Service) stance(ctx context.Context, a *Actor, raw []byte, op stanceOp)
 		if err != nil {
 			return nil, err
 		}
-		document, proofKey, err := c.checkProof(ctx, proof, op, claim, &in)
+		document, proofKey, err := c.checkProof(ctx, proof, op, claim, in)
 		if err != nil {
 			return nil, err
 		}

@@ -41,11 +41,13 @@ type ClaimView struct {
 	Continued bool `json:"continued,omitempty"`
 }
 
-// ClaimOrigin is an imported claim's origin: the realm, and the claim and its thread there.
+// ClaimOrigin is an imported claim's origin: the realm, and the claim and its thread there;
+// and when the import that brought it here ran (the claim keeps its own created_at).
 type ClaimOrigin struct {
-	Realm  string `json:"realm"`
-	Claim  string `json:"claim"`
-	Thread string `json:"thread"`
+	Realm      string     `json:"realm"`
+	Claim      string     `json:"claim"`
+	Thread     string     `json:"thread"`
+	ImportedAt *time.Time `json:"imported_at,omitempty"`
 }
 
 // StanceView is an attestation, a refutation or a verification: who, with what proof, when.
@@ -151,6 +153,7 @@ func claimView(c *storage.Claim, supersedes []int64, now time.Time) *ClaimView {
 		if c.OriginThread != nil {
 			v.Origin.Thread = *c.OriginThread
 		}
+		v.Origin.ImportedAt = utc(c.OriginImportedAt)
 	}
 	return v
 }

@@ -20,7 +20,7 @@ func TestConversation(t *testing.T) {
 		mod := agent("mod", "read,write,lock")
 
 		asked := send(t, svc, alice, `{"kind":"ask","body":"Which port does the server use?"}`)
-		if asked.Thread.State != protocol.StateOpen || asked.Thread.Title != "Which port does the server use?" {
+		if asked.Thread.State != protocol.StateOpen || asked.Thread.Title == nil || *asked.Thread.Title != "Which port does the server use?" {
 			t.Fatalf("new thread: %+v", asked.Thread)
 		}
 		th := asked.Thread.ID

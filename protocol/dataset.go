@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -106,15 +107,17 @@ type datasetKey struct {
 	Binding   json.RawMessage `json:"binding"`
 }
 
-// writeDataset writes the dataset of what scope holds (threadID: one thread, 0: all) to w.
-// A thread outside scope is not_found, before anything is written.
-func (s *Service) writeDataset(ctx context.Context, scope storage.Scope, threadID int64, w io.Writer) error {
+// writeDataset writes the dataset of what read holds (its scope: scope; threadID: one
+// thread, 0: all) to w, as it is read from read's snapshot.
+func (s *Service) writeDataset(ctx context.Context, read *storage.Forum, scope storage.Scope, threadID int64, w io.Writer) error {
 	d := newDatasetWriter(w)
-	var exportedAt time.Time
-	var realms map[string]string
-	err := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
-		read = read.In(scope)
-		exportedAt = storage.Now()
+	// exported_at is the snapshot's time (§ 14), read once the snapshot is fixed: a clock
+	// read before its first read let in rows written in between, younger than it.
+	exportedAt, err := read.SnapshotTime(ctx)
+	if err != nil {
+		return err
+	}
+	err = func() error {
 		if err := s.datasetRooms(ctx, read, scope, threadID, d); err != nil {
 			return err
 		}
@@ -134,13 +137,13 @@ func (s *Service) writeDataset(ctx context.Context, scope storage.Scope, threadI
 		if err != nil {
 			return err
 		}
-		realms, err = s.datasetKeys(ctx, read, keys, d)
-		return err
-	})
-	if err != nil {
-		return fault(err)
-	}
-	return s.datasetEnd(ctx, d, exportedAt, realms)
+		realms, err := s.datasetKeys(ctx, read, keys, d)
+		if err != nil {
+			return err
+		}
+		return s.datasetEnd(ctx, d, exportedAt, realms)
+	}()
+	return fault(err)
 }
 
 // datasetRooms writes the rooms: of one thread, its room (and the room that holds it, when
@@ -241,29 +244,11 @@ func datasetEvents(ctx context.Context, read *storage.Forum, threadID int64, d *
 
 // datasetClaims writes the claims, each read as claim_read reads it (claimViews): its
 // supersedes and the quorum come from its stances and from the claims it superseded, which
-// may lie on earlier pages.
+// may lie on earlier pages. Their stances are read a few claims at a time (exportGraph).
 func (s *Service) datasetClaims(ctx context.Context, read *storage.Forum, threadID int64, now time.Time, d *datasetWriter) error {
-	return pages(ctx, threadID, read.ClaimsAfter, func(c *storage.Claim) int64 { return c.ID }, func(page []storage.Claim) error {
-		ids := make([]int64, len(page))
-		for i := range page {
-			ids[i] = page[i].ID
-		}
-		stances, err := read.StancesOf(ctx, ids)
-		if err != nil {
-			return err
-		}
-		supersedes, err := read.SupersededAmong(ctx, ids)
-		if err != nil {
-			return err
-		}
-		for _, v := range claimViews(page, stances, supersedes, s.limits.VerifyQuorum, now) {
-			line := &datasetClaim{ClaimView: v, Attestations: stanceIDs(v.Attestations),
-				Refutations: stanceIDs(v.Refutations), Verifications: stanceIDs(v.Verifications)}
-			if err := d.line("claim", line); err != nil {
-				return err
-			}
-		}
-		return nil
+	return s.exportGraphOf(ctx, read, threadID, now).eachClaim(false, func(v *ClaimView, _ graph.Label) error {
+		return d.line("claim", &datasetClaim{ClaimView: v, Attestations: stanceIDs(v.Attestations),
+			Refutations: stanceIDs(v.Refutations), Verifications: stanceIDs(v.Verifications)})
 	})
 }
 

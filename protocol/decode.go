@@ -250,10 +250,10 @@ func (o *object) id(field, prefix string) (int64, bool, *Error) {
 // characters that show nothing.
 func checkText(field, s string, max int) *Error {
 	if strings.TrimFunc(s, invisible) == "" {
-		return Refuse(ReasonInvalidBody, "field %s is empty", field)
+		return Refuse(ReasonInvalidBody, "field %s is empty", field).Detailed(field+"_empty", "Max", max)
 	}
 	if n := utf8.RuneCountInString(s); n > max {
-		return Refuse(ReasonInvalidBody, "field %s has %d characters; at most %d", field, n, max)
+		return Refuse(ReasonInvalidBody, "field %s has %d characters; at most %d", field, n, max).Detailed(field+"_too_long", "Max", max, "Count", n)
 	}
 	return nil
 }

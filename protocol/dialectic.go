@@ -69,5 +69,5 @@ var claimOperations = []ClaimOperation{
 	{"verify", "claim_verify", "POST /v1/claims/{id}/verify", "claim, from?, evidence?, note?", "verify right, or a human", "supported -> verified at the verify_quorum-th verifier"},
 	{"read", "claim_read", "GET /v1/claims/{id}", "claim", "read", "the claim with its evidence, attestations, refutations and verifications"},
 	{"mark", "", "POST /v1/claims/{id}/mark", "claim, state", "a human", "re-marks the claim's state, confirmed, origin user"},
-	{"graph", "claim_graph", "GET /v1/graph", "thread?, room?, format? (json, graphml, dot, aif), cursor?", "read", "the claim graph of one thread or the whole forum; json in pages while next_cursor is given (pass it back as cursor), a document whole or limit_exceeded"},
+	{"graph", "claim_graph", "GET /v1/graph", "thread?, room?, format? (json, graphml, dot, aif), cursor?", "read", "the claim graph of one thread or the whole forum; json in pages while next_cursor is given (pass it back as cursor), each read as of the first page's point (as_of), a document whole or limit_exceeded"},
 }

@@ -276,7 +276,7 @@ func TestTitle(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		svc := newService(t, db)
 		res := send(t, svc, agent("alice", "read,write"), envelope("ask", "", "  First line\nsecond line"))
-		if res.Thread.Title != "First line" || res.Message.Body != "  First line\nsecond line" {
+		if res.Thread.Title == nil || *res.Thread.Title != "First line" || res.Message.Body != "  First line\nsecond line" {
 			t.Fatalf("thread %s, message body %q", jsonOf(res.Thread), res.Message.Body)
 		}
 		if res.Thread.Creator != "ainotes:alice" || res.Thread.MessageCount != 1 || res.Thread.State != protocol.StateOpen {

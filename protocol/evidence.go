@@ -17,6 +17,9 @@ type Evidence struct {
 	Kind string  `json:"kind"`
 	Ref  string  `json:"ref"`
 	Note *string `json:"note,omitempty"`
+	// Present is false on an imported artifact ref this store lacks (§ 14): it is kept as a
+	// pointer, and nothing is served for it. Absent everywhere else.
+	Present *bool `json:"present,omitempty"`
 }
 
 // EvidenceKind is one row of the table of evidence kinds: its name, what its ref is, and the

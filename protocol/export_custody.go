@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/parleyforum/parley/graph"
+	"github.com/parleyforum/parley/jsonstream"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
 )
@@ -19,8 +19,11 @@ import (
 // § 14, exports carry their evidence of custody: each signed stance as its document with its
 // proof (the graph's nodes carry it as document), each key's binding (keys), the realm and its
 // key, and a proof of the whole export by the realm key over the export without that proof.
-// JSON and AIF are JSON objects, so the proof is their member proof; GraphML ends with a
-// comment holding a ParleyExport document whose sha256 covers every byte before it.
+// JSON and AIF are JSON objects written in canonical (JCS) order as they stream: their proof
+// is their last member, made over the digest of every member before it — the bytes before
+// it, without the whitespace between tokens, closed, are the JCS form of the document
+// without proof, which any eddsa-jcs-2022 verifier hashes. GraphML ends with a comment
+// holding a ParleyExport document whose sha256 covers every byte before it.
 
 // CustodyKey is a key as an export lists it: id, identity, did and binding.
 type CustodyKey struct {
@@ -37,34 +40,56 @@ type custody struct {
 	realms map[string]string
 }
 
-// custodyKeys are the keys that made the graph's stance proofs, each with its binding, read in
-// the export's own snapshot (read), and the realms that signed the imported ones: an imported
-// key's binding was checked against its realm's trusted key when it came, so the key that
-// signed it is that realm's.
-func (s *Service) custodyKeys(ctx context.Context, read *storage.Forum, g *graph.Graph) (*custody, error) {
-	seen := map[string]bool{}
+// custodyNotes gathers, as an export passes its stances, the keys that made their proofs:
+// one did each, however many stances a key signed.
+type custodyNotes struct {
+	seen map[string]bool
+	dids []string
+}
+
+// noteNode notes the key of a stance node's document (nil and other nodes are passed by).
+func (c *custodyNotes) noteNode(n *graph.Node) error {
+	if n == nil {
+		return nil
+	}
+	return c.noteDocument(n.Document)
+}
+
+// noteDocument notes the key that made a stance document's proof.
+func (c *custodyNotes) noteDocument(document json.RawMessage) error {
+	if document == nil {
+		return nil
+	}
+	var doc struct {
+		Proof struct {
+			VerificationMethod string `json:"verificationMethod"`
+		} `json:"proof"`
+	}
+	if err := json.Unmarshal(document, &doc); err != nil {
+		return err
+	}
+	pub, err := signed.ParseDIDKey(doc.Proof.VerificationMethod)
+	if err != nil {
+		return err
+	}
+	did := signed.DIDKey(pub)
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	if !c.seen[did] {
+		c.seen[did] = true
+		c.dids = append(c.dids, did)
+	}
+	return nil
+}
+
+// custodyOf are the noted keys, each with its binding, read in the export's own snapshot
+// (read), by id; and the realms that signed the imported ones: an imported key's binding was
+// checked against its realm's trusted key when it came, so the key that signed it is that
+// realm's.
+func (s *Service) custodyOf(ctx context.Context, read *storage.Forum, notes *custodyNotes) (*custody, error) {
 	out := &custody{keys: []CustodyKey{}, realms: map[string]string{}}
-	for _, n := range g.Nodes {
-		if n.Document == nil {
-			continue
-		}
-		var doc struct {
-			Proof struct {
-				VerificationMethod string `json:"verificationMethod"`
-			} `json:"proof"`
-		}
-		if err := json.Unmarshal(n.Document, &doc); err != nil {
-			return nil, err
-		}
-		pub, err := signed.ParseDIDKey(doc.Proof.VerificationMethod)
-		if err != nil {
-			return nil, err
-		}
-		did := signed.DIDKey(pub)
-		if seen[did] {
-			continue
-		}
-		seen[did] = true
+	for _, did := range notes.dids {
 		k, err := read.KeyByDID(ctx, did)
 		if errors.Is(err, storage.ErrNotFound) {
 			continue // checked when the stance was written; verify-export names it unbound
@@ -99,61 +124,121 @@ func (s *Service) noteForeignRealm(realms map[string]string, binding json.RawMes
 	}
 }
 
-// withCustody adds realm, realm_key, keys, realms (when imported keys need them) and (for AIF, whose nodes do not carry them)
-// stance_documents to a JSON export, and signs it with the realm key.
-func (s *Service) withCustody(ctx context.Context, g *graph.Graph, c *custody, format string, doc []byte) ([]byte, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &fields); err != nil {
-		return nil, err
+// putCustody writes the members keys, realm, realm_key and (when imported keys need them)
+// realms of a JSON export in canonical order, with what comes between them: keys first, then
+// between(realm) — the members whose names sort between keys and realm — then the realm's.
+func (s *Service) putCustody(jw *jsonstream.Writer, c *custody, key *signed.Signer, between func() error) error {
+	if err := jw.Put("keys", c.keys); err != nil {
+		return err
 	}
-	key, err := s.RealmKey(ctx)
-	if err != nil {
-		return nil, err
+	if err := between(); err != nil {
+		return err
 	}
-	set := func(name string, v any) {
-		fields[name], _ = json.Marshal(v)
+	if err := jw.Put("realm", s.realm); err != nil {
+		return err
 	}
-	set("realm", s.realm)
-	set("realm_key", key.DID())
-	set("keys", c.keys)
+	if err := jw.Put("realm_key", key.DID()); err != nil {
+		return err
+	}
 	if len(c.realms) > 0 {
-		set("realms", c.realms)
+		return jw.Put("realms", c.realms)
 	}
-	if format == "aif" {
-		docs := map[string]json.RawMessage{}
-		for _, n := range g.Nodes {
-			if n.Document != nil {
-				docs[n.ID] = n.Document
+	return nil
+}
+
+// signStream ends a canonical JSON export: its proof by the realm key over every member
+// before it (the digest of the document written so far), as its last member.
+func signStream(jw *jsonstream.Writer, key *signed.Signer) error {
+	digest, err := jw.Digest()
+	if err != nil {
+		return err
+	}
+	proof, err := key.ProveDigest(digest, storage.Now())
+	if err != nil {
+		return err
+	}
+	if err := jw.Trailer("proof", proof); err != nil {
+		return err
+	}
+	return jw.Close()
+}
+
+// writeAIFExport writes the AIF export: the AIF document in canonical (JCS) order, indented,
+// with the custody members — keys, realm, realm_key, realms, and stance_documents (AIF's
+// nodes do not carry them), node id → document — and its proof last.
+func (s *Service) writeAIFExport(ctx context.Context, read *storage.Forum, src graph.Source, threadID int64, key *signed.Signer, w io.Writer) error {
+	jw := jsonstream.New(w, jsonstream.Options{Canonical: true, Indent: "  "})
+	notes := &custodyNotes{}
+	a := graph.NewAIFMembers(notingSource{Source: src, note: notes.noteNode})
+	// edges passes every stance: the keys are known after it.
+	if err := jw.Array("edges", false, a.Edges); err != nil {
+		return err
+	}
+	c, err := s.custodyOf(ctx, read, notes)
+	if err != nil {
+		return err
+	}
+	err = s.putCustody(jw, c, key, func() error {
+		for _, m := range []struct {
+			name string
+			each func(func(any) error) error
+		}{{"locutions", a.Locutions}, {"nodes", a.Nodes}, {"participants", a.Participants}} {
+			if err := jw.Array(m.name, false, m.each); err != nil {
+				return err
 			}
 		}
-		set("stance_documents", docs)
-	}
-	raw, err := json.Marshal(fields)
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return key.Sign(raw, storage.Now())
+	if err := jw.Array("signatures", true, a.Signatures); err != nil {
+		return err
+	}
+	if err := jw.BeginObject("stance_documents"); err != nil {
+		return err
+	}
+	var last *storage.StanceDocument
+	for {
+		page, err := read.StanceDocumentsAfter(ctx, storage.DatasetPage{Thread: threadID, Limit: datasetPage}, last)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			if err := jw.PutRaw(StanceKey(page[i].Kind, page[i].ID), json.RawMessage(page[i].Proof)); err != nil {
+				return err
+			}
+		}
+		if len(page) < datasetPage {
+			break
+		}
+		last = &page[len(page)-1]
+	}
+	if err := jw.End(); err != nil {
+		return err
+	}
+	return signStream(jw, key)
 }
 
 // GraphMLCustodyPrefix begins the comment that ends a GraphML export.
 const GraphMLCustodyPrefix = "<!-- parley-custody "
 
-// writeGraphMLWithCustody writes the GraphML and, after it, one comment line with the
+// writeGraphMLExport writes the GraphML and, after it, one comment line with the
 // ParleyExport document {type, format, realm, realm_key, keys, sha256 of every byte before
 // the comment} signed by the realm key.
-func (s *Service) writeGraphMLWithCustody(ctx context.Context, g *graph.Graph, c *custody, w io.Writer) error {
-	var buf bytes.Buffer
-	if err := graph.WriteGraphML(&buf, g); err != nil {
+func (s *Service) writeGraphMLExport(ctx context.Context, read *storage.Forum, src graph.Source, key *signed.Signer, w io.Writer) error {
+	sum := sha256.New()
+	notes := &custodyNotes{}
+	if err := graph.WriteGraphML(io.MultiWriter(w, sum), notingSource{Source: src, note: notes.noteNode}); err != nil {
 		return err
 	}
-	key, err := s.RealmKey(ctx)
+	c, err := s.custodyOf(ctx, read, notes)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(buf.Bytes())
 	head := map[string]any{
 		"type": "ParleyExport", "format": "graphml", "realm": s.realm, "realm_key": key.DID(),
-		"keys": c.keys, "sha256": hex.EncodeToString(sum[:]),
+		"keys": c.keys, "sha256": hex.EncodeToString(sum.Sum(nil)),
 	}
 	if len(c.realms) > 0 {
 		head["realms"] = c.realms
@@ -168,7 +253,6 @@ func (s *Service) writeGraphMLWithCustody(ctx context.Context, g *graph.Graph, c
 	}
 	// An XML comment may not hold "--": JSON may write the second - as \u002d.
 	text := strings.ReplaceAll(string(signedDoc), "--", `-\u002d`)
-	buf.WriteString(GraphMLCustodyPrefix + text + " -->\n")
-	_, err = w.Write(buf.Bytes())
+	_, err = io.WriteString(w, GraphMLCustodyPrefix+text+" -->\n")
 	return err
 }

@@ -45,6 +45,7 @@ type Feed struct {
 	svc     *Service
 	thread  int64
 	scope   storage.Scope // what the listener reaches, narrowed to its room (§ 16)
+	list    CursorList    // the feed as this listener reads it
 	after   storage.Position
 	release func()
 	closed  sync.Once
@@ -73,16 +74,16 @@ func (s *Service) OpenFeed(ctx context.Context, a *Actor, raw []byte) (*Feed, er
 	if err != nil {
 		return nil, err
 	}
-	f := &Feed{svc: s, thread: thread}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	f := &Feed{svc: s, thread: thread, list: feedList(a, thread, room)}
 	if hasSince {
-		n, err := s.decodeCursor("since", feedCursorTag, since, 2)
+		n, err := s.decodeCursor("since", feedCursorTag, f.list, since, 2)
 		if err != nil {
 			return nil, err
 		}
 		f.after = storage.Position{Tx: n[0], Seq: n[1]}
-	}
-	if err := o.rest(); err != nil {
-		return nil, err
 	}
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (f *Feed) Close() { f.closed.Do(f.release) }
 //
 // Open has read the cursor key, so signing cannot fail here.
 func (f *Feed) Cursor() string {
-	c, _ := f.svc.encodeCursor(feedCursorTag, f.after.Tx, f.after.Seq)
+	c, _ := f.svc.encodeCursor(feedCursorTag, f.list, f.after.Tx, f.after.Seq)
 	return c
 }
 
@@ -170,6 +171,12 @@ func (f *Feed) read(ctx context.Context, max int) ([]FeedEvent, error) {
 	return events, nil
 }
 
+// feedList is the feed of thread (0: of every thread) in room ("" for every room), as a reads
+// it.
+func feedList(a *Actor, thread int64, room string) CursorList {
+	return ListOf(a, "feed", "thread", thread, "room", roomFilter(room))
+}
+
 // FeedCursor answers {thread?} with the feed's place now, without holding a listener's
 // place: a page rendered now opens its stream from it later, and so misses nothing written
 // in between.
@@ -200,7 +207,7 @@ func (s *Service) FeedCursor(ctx context.Context, a *Actor, raw []byte) (string,
 	if err2 != nil {
 		return "", fault(err2)
 	}
-	c, refusal := s.encodeCursor(feedCursorTag, horizon.Tx, horizon.Seq)
+	c, refusal := s.encodeCursor(feedCursorTag, feedList(a, thread, room), horizon.Tx, horizon.Seq)
 	if refusal != nil {
 		return "", refusal
 	}

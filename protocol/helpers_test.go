@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -365,6 +366,22 @@ func inboxIDs(t *testing.T, svc *protocol.Service, a *protocol.Actor, req map[st
 // inboxWant reads an inbox until it lists exactly want, in order. On Postgres the inbox shows
 // a change once no transaction begun before its commit is still running in its database, so
 // a read right after a write may briefly lag; it never skips.
+// caughtUp reads a's inbox with the filters of req to its end and answers the cursor there.
+func caughtUp(t *testing.T, svc *protocol.Service, a *protocol.Actor, req map[string]any) string {
+	t.Helper()
+	req = maps.Clone(req)
+	for {
+		res, err := svc.Inbox(context.Background(), a, []byte(jsonOf(req)))
+		if err != nil {
+			t.Fatalf("inbox %v of %s: %v", req, a.Identity, err)
+		}
+		if !res.More {
+			return res.Cursor
+		}
+		req["since"] = res.Cursor
+	}
+}
+
 func inboxWant(t *testing.T, svc *protocol.Service, a *protocol.Actor, req map[string]any, want ...string) *protocol.InboxResult {
 	t.Helper()
 	if want == nil {

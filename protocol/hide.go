@@ -10,9 +10,11 @@ import (
 // § 18: hidden messages. A human, or a token with lock where it has authority, withdraws a
 // message from every agent's view without rewriting the record: the message keeps its place,
 // id, kind and author; to every token its body and provenance read null and it carries
-// hidden {by, reason, at}; search does not find it; the feed and the events carry the hide.
-// Humans signed in to the pages still read it (collapsed, with its reason). Neither the
-// thread's state nor whose turn it is changes.
+// hidden {by, reason, at}, the reason null unless the hider made it public; search does not
+// find it; the feed and the events carry the hide. A hidden opening message takes the
+// thread's title with it (its first line): every token reads the title null. Humans signed
+// in to the pages still read it all (collapsed, with its reason). Neither the thread's state
+// nor whose turn it is changes.
 
 // HideReasonMaxChars bounds the reason of a hide.
 const HideReasonMaxChars = 200
@@ -23,11 +25,15 @@ const (
 	ActUnhide = "unhide"
 )
 
-// HiddenView is what a hidden message says of its hiding.
+// HiddenView is what a hidden message says of its hiding. The reason is written for humans:
+// it is null to every token unless the hider made it public (§ 18).
 type HiddenView struct {
-	By     string    `json:"by"`
-	Reason string    `json:"reason"`
-	At     time.Time `json:"at"`
+	By     string  `json:"by"`
+	Reason *string `json:"reason"`
+	// ReasonPublic: the hider let the agents read the reason. The pages say so beside it;
+	// a token reads it from the reason itself.
+	ReasonPublic bool      `json:"-"`
+	At           time.Time `json:"at"`
 }
 
 // HideResult is the message after a hide or an unhide, as the caller reads it, and the event.
@@ -41,7 +47,14 @@ type HideResult struct {
 // public reader (§ 18).
 func (a *Actor) ReadsHidden() bool { return a != nil && a.Human && a.Session }
 
-// Hide answers {message, reason}: the message is hidden from every token.
+// hiding is what a hide writes: the reason, and whether the agents may read it.
+type hiding struct {
+	reason string
+	public bool
+}
+
+// Hide answers {message, reason, public?}: the message is hidden from every token; with
+// public true the tokens read the reason too.
 func (s *Service) Hide(ctx context.Context, a *Actor, raw []byte) (*HideResult, error) {
 	o, err := input(a, raw)
 	if err != nil {
@@ -55,10 +68,14 @@ func (s *Service) Hide(ctx context.Context, a *Actor, raw []byte) (*HideResult, 
 	if err != nil {
 		return nil, err
 	}
+	public, _, err := o.boolean("public")
+	if err != nil {
+		return nil, err
+	}
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
-	return s.setHidden(ctx, a, id, &reason)
+	return s.setHidden(ctx, a, id, &hiding{reason: reason, public: public})
 }
 
 // Unhide answers {message}: a hidden message is visible again.
@@ -89,12 +106,13 @@ func requiredMessage(o *object) (int64, *Error) {
 	return id, nil
 }
 
-// setHidden hides the message (reason set) or unhides it (reason nil) in one transaction,
-// with its event. A confirmed closed thread does not stop it: withdrawing a leaked secret
-// is no message in the thread, and it must be possible wherever the secret stands.
-func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, reason *string) (*HideResult, error) {
+// setHidden hides the message (h set) or unhides it (h nil) in one transaction, with its
+// event; the opening message's hide hides the thread's title too. A confirmed closed thread
+// does not stop it: withdrawing a leaked secret is no message in the thread, and it must be
+// possible wherever the secret stands.
+func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, h *hiding) (*HideResult, error) {
 	act := ActUnhide
-	if reason != nil {
+	if h != nil {
 		act = ActHide
 	}
 	if !a.Moderator() {
@@ -117,9 +135,9 @@ func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, reason *str
 			return err
 		}
 		switch {
-		case reason != nil && m.HiddenAt != nil:
+		case h != nil && m.HiddenAt != nil:
 			return Refuse(ReasonInvalidTransition, "message %s is already hidden", MessageKey(id))
-		case reason == nil && m.HiddenAt == nil:
+		case h == nil && m.HiddenAt == nil:
 			return Refuse(ReasonInvalidTransition, "message %s is not hidden", MessageKey(id))
 		}
 		w := &write{s: s, f: f, actor: a, env: &Envelope{}, now: storage.Now()}
@@ -127,13 +145,20 @@ func (s *Service) setHidden(ctx context.Context, a *Actor, id int64, reason *str
 			return err
 		}
 		label := a.DisplayLabel()
-		if reason != nil {
-			m.HiddenAt, m.HiddenBy, m.HiddenReason = &w.now, &label, reason
+		if h != nil {
+			m.HiddenAt, m.HiddenBy, m.HiddenReason, m.HiddenReasonPublic = &w.now, &label, &h.reason, h.public
 		} else {
-			m.HiddenAt, m.HiddenBy, m.HiddenReason = nil, nil, nil
+			m.HiddenAt, m.HiddenBy, m.HiddenReason, m.HiddenReasonPublic = nil, nil, nil, false
 		}
 		if err := f.SetMessageHidden(ctx, m); err != nil {
 			return err
+		}
+		// The title is the opening message's first line: it is hidden with it.
+		if t.RootMessageID != nil && *t.RootMessageID == m.ID {
+			t.TitleHidden = h != nil
+			if err := f.SetThreadTitleHidden(ctx, t); err != nil {
+				return err
+			}
 		}
 		ev := &storage.Event{
 			ThreadID: t.ID, Subject: MessageKey(m.ID), Act: act, FromState: strPtr(t.State),

@@ -100,8 +100,9 @@ func ParseIdempotencyKeyHeader(values []string) (string, error) {
 // Replayed is the answer of a write repeated under its key: the first answer's JSON as it
 // was, which the transports send unchanged (over HTTP with Idempotent-Replayed: true).
 type Replayed struct {
-	body  json.RawMessage
-	fresh bool
+	body   json.RawMessage
+	fresh  bool
+	caller string // what the first answer's writer could do (idempotency_scope.go)
 }
 
 // MarshalJSON is the first answer.
@@ -124,7 +125,9 @@ var errKeyTaken = errors.New("the idempotency key was taken by a concurrent requ
 // (nil runs the write as it is, which refuses it). operation names the write (the same name
 // over every transport) and input is its input as the transport passes it. A key used before
 // with the same operation and input answers the first answer as a *Replayed, whatever the
-// other checks would say; with another operation or input it is idempotency_conflict.
+// checks of what the first write changed would say, to a caller who could make the request
+// now (idempotency_scope.go); anyone else gets the answer of a new request. With another
+// operation or input the key is idempotency_conflict.
 //
 // The key is looked up only when it matters: run runs with the key in its context, and its
 // write stores the key with its answer as the transaction's last statement (writeTx), which
@@ -140,7 +143,7 @@ func (s *Service) Idempotently(ctx context.Context, a *Actor, key, operation str
 	if err := CheckIdempotencyKey(key); err != nil {
 		return nil, err
 	}
-	rec := &storage.IdempotencyKey{Identity: a.Identity, Key: key, Operation: operation, InputSHA256: inputHash(input)}
+	rec := &storage.IdempotencyKey{Identity: a.Identity, Key: key, Operation: operation, InputSHA256: inputHash(input), Caller: callerOf(a)}
 	res, err := run(context.WithValue(ctx, pendingKey{}, rec))
 	if err == nil {
 		s.sweepKeysSoon()
@@ -151,8 +154,10 @@ func (s *Service) Idempotently(ctx context.Context, a *Actor, key, operation str
 	}
 	replay, rerr := s.replay(ctx, rec)
 	switch {
-	case replay != nil:
+	case replay != nil && mayReplay(a, replay.caller, err):
 		return replay, nil
+	case replay != nil:
+		return nil, err // § 19: not a caller who could make the request now; answered as a new one
 	case rerr != nil && isRefusal(rerr):
 		return nil, rerr // the key was used for another operation or input
 	case errors.Is(err, errKeyTaken):
@@ -183,7 +188,7 @@ func (s *Service) replay(ctx context.Context, want *storage.IdempotencyKey) (*Re
 	if got.InputSHA256 != want.InputSHA256 {
 		return nil, Refuse(ReasonIdempotencyConflict, "the idempotency key was used with another input; use a new key for a new write")
 	}
-	return &Replayed{body: json.RawMessage(got.Body), fresh: got.Fresh}, nil
+	return &Replayed{body: json.RawMessage(got.Body), fresh: got.Fresh, caller: got.Caller}, nil
 }
 
 // writeTx runs fn as one write transaction (storage.DB.Write) and is how every write runs:

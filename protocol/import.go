@@ -108,6 +108,11 @@ func (s *Service) ImportExport(ctx context.Context, a *Actor, data []byte, threa
 	if refusal != nil {
 		return nil, refusal
 	}
+	return s.importSource(ctx, a, src, threadID)
+}
+
+// importSource imports what src read, after the caller's right is checked.
+func (s *Service) importSource(ctx context.Context, a *Actor, src *importSource, threadID int64) (*ImportResult, error) {
 	if err := s.requireAdmin(ctx, a, "imports are made by human administrators"); err != nil {
 		return nil, err
 	}
@@ -136,7 +141,9 @@ type importPlan struct {
 }
 
 // checkImport makes every check that needs no database: the realm is trusted, every proof
-// holds, every signed stance says what the export shows, every identity is another realm's.
+// holds, every item obeys this forum's rules (importRules), the export's realm speaks only
+// for what it can vouch for (checkClaimAuthority), every signed stance says what the export
+// shows.
 func (s *Service) checkImport(ctx context.Context, src *importSource) (*importPlan, error) {
 	refuse := func(format string, args ...any) error {
 		return Refuse(ReasonInvalidBody, format, args...)
@@ -171,33 +178,25 @@ func (s *Service) checkImport(ctx context.Context, src *importSource) (*importPl
 	if err := src.custodyHolds(); err != nil {
 		return nil, refuse("a proof does not hold (%v); nothing was written", err)
 	}
+	if err := s.importRules(ctx, src); err != nil {
+		return nil, err
+	}
 	bound := map[string]string{}
 	byDID := map[string]CustodyKey{}
 	for _, k := range src.keys {
 		bound[k.DID], byDID[k.DID] = k.Identity, k
 	}
+	keyRealms := bindingRealms(src.keys)
 	plan := &importPlan{keys: map[string]CustodyKey{}}
 	for _, c := range src.claims {
-		if c.Origin != nil && c.Origin.Realm == s.realm {
+		if c.originRealm() == s.realm {
 			continue // a claim of this forum's own that went out and came back: it is here
 		}
-		if err := s.foreign(c.By.Identity); err != nil {
-			return nil, refuse("claim %s: %v", c.ID, err)
+		dids, err := s.checkClaimAuthority(c, bound, keyRealms)
+		if err != nil {
+			return nil, err
 		}
-		for _, st := range c.stances {
-			if err := s.foreign(st.By.Identity); err != nil {
-				return nil, refuse("%s on claim %s: %v", st.ID, c.ID, err)
-			}
-			if st.Document == nil {
-				continue
-			}
-			did, err := c.checkDocument(st, bound)
-			if err != nil {
-				return nil, refuse("the signed %s on claim %s: %v; nothing was written", st.ID, c.ID, err)
-			}
-			if IsHumanIdentity(st.By.Identity) {
-				return nil, refuse("the signed %s on claim %s is by %s, a human of realm %s, who has no name here that keeps the signature", st.ID, c.ID, st.By.Identity, src.realm)
-			}
+		for _, did := range dids {
 			plan.keys[did] = byDID[did]
 		}
 	}
@@ -266,8 +265,8 @@ func (w *importTx) run(ctx context.Context, threadID int64) (*ImportResult, erro
 		if err != nil {
 			return nil, notFound(err, "thread %s not found", ThreadKey(threadID))
 		}
-		if isLocked(t) {
-			return nil, Refuse(ReasonThreadClosed, "thread %s is closed and confirmed; its claims accept nothing until it is reopened", ThreadKey(t.ID))
+		if err := checkImportOpen(t); err != nil {
+			return nil, err
 		}
 		for _, c := range w.src.claims {
 			w.threads[c.Thread] = t
@@ -289,7 +288,11 @@ func (w *importTx) run(ctx context.Context, threadID int64) (*ImportResult, erro
 		if err != nil {
 			return nil, err
 		}
-		n, err := w.stances(ctx, c, claim)
+		fresh, err := w.freshStances(ctx, c, claim, isNew)
+		if err != nil {
+			return nil, err
+		}
+		n, err := w.stances(ctx, c, claim, fresh)
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +300,7 @@ func (w *importTx) run(ctx context.Context, threadID int64) (*ImportResult, erro
 		if !isNew {
 			res.Known++
 		}
-		res.Claims = append(res.Claims, ImportedClaim{ID: ClaimKey(claim.ID), Origin: origin, New: isNew})
+		res.Claims = append(res.Claims, ImportedClaim{ID: ClaimKey(claim.ID), Origin: claimView(claim, nil, w.now).Origin, New: isNew})
 		if !seen[claim.ThreadID] {
 			seen[claim.ThreadID] = true
 			res.Threads = append(res.Threads, ThreadKey(claim.ThreadID))
@@ -306,6 +309,14 @@ func (w *importTx) run(ctx context.Context, threadID int64) (*ImportResult, erro
 	}
 	res.wrote = res.wrote || res.Keys > 0
 	return res, nil
+}
+
+// checkImportOpen is § 12's "claims obey the thread's lock" for what an import writes.
+func checkImportOpen(t *storage.Thread) error {
+	if isLocked(t) {
+		return Refuse(ReasonThreadClosed, "thread %s is closed and confirmed; its claims accept nothing until it is reopened", ThreadKey(t.ID))
+	}
+	return nil
 }
 
 // importKeys stores the keys of the signed stances with their bindings; a key another
@@ -348,10 +359,16 @@ func sortedKeys(m map[string]CustodyKey) []string {
 	return out
 }
 
-// claim finds the claim of origin here, or writes it, unverified, in its thread.
+// claim finds the claim of origin here, or writes it, unverified, in its thread, with what it
+// carries: its statement, evidence, provenance, valid_until and created_at as they came, the
+// import's time as origin.imported_at.
 func (w *importTx) claim(ctx context.Context, c *importClaim, origin *ClaimOrigin) (*storage.Claim, bool, error) {
 	known, err := w.f.ClaimByOrigin(ctx, origin.Realm, origin.Claim)
 	if err == nil {
+		if known.Statement != c.content.statement {
+			return nil, false, Refuse(ReasonInvalidBody, "claim %s of realm %s is here as %s with another statement than the export's %s; nothing was written",
+				origin.Claim, origin.Realm, ClaimKey(known.ID), c.ID)
+		}
 		return known, false, nil
 	}
 	if !errors.Is(err, storage.ErrNotFound) {
@@ -367,12 +384,16 @@ func (w *importTx) claim(ctx context.Context, c *importClaim, origin *ClaimOrigi
 		return nil, false, Refuse(ReasonLimitExceeded, "thread %s has reached thread_max_claims (%d)", ThreadKey(t.ID), w.s.limits.ThreadMaxClaims)
 	}
 	author := w.author(c.By)
-	ct := &claimTx{s: w.s, f: w.f, actor: author, ext: c.By.Extension, now: w.now, thread: t}
+	ct := &claimTx{s: w.s, f: w.f, actor: author, ext: c.content.ext, now: w.now, thread: t}
+	via := w.src.realm
 	claim := &storage.Claim{
-		ThreadID: t.ID, AnchorID: *t.RootMessageID, Statement: c.Statement,
-		Identity: author.Identity, Extension: c.By.Extension, AuthorKind: author.AuthorKind(),
-		Evidence: encodeEvidence(c.Evidence), CreatedAt: w.now,
+		ThreadID: t.ID, AnchorID: *t.RootMessageID, Statement: c.content.statement,
+		Identity: author.Identity, Extension: c.content.ext, AuthorKind: author.AuthorKind(),
+		Evidence: encodeEvidence(c.content.evidence), ValidUntil: microseconds(c.ValidUntil),
+		ProvenanceModel: c.prov.Model, ProvenanceClient: c.prov.Client,
+		CreatedAt:   c.At.UTC().Truncate(time.Microsecond),
 		OriginRealm: &origin.Realm, OriginClaim: &origin.Claim, OriginThread: &origin.Thread,
+		OriginImportedAt: &w.now, OriginVia: &via,
 	}
 	ct.applyState(claim, OpAssert, nil, ClaimUnverified)
 	if err := w.f.InsertClaim(ctx, claim); errors.Is(err, storage.ErrAlreadyExists) {
@@ -381,6 +402,15 @@ func (w *importTx) claim(ctx context.Context, c *importClaim, origin *ClaimOrigi
 		return nil, false, err
 	}
 	return claim, true, ct.appendEvent(ctx, claim, OpAssert, nil, ClaimUnverified)
+}
+
+// microseconds is t in UTC to the microsecond, as the databases keep it.
+func microseconds(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Microsecond)
+	return &u
 }
 
 // author is the actor an imported identity acts as here: of its own realm, with no right.
@@ -399,6 +429,9 @@ func (w *importTx) thread(ctx context.Context, c *importClaim, origin *ClaimOrig
 	} else if ok {
 		t, err := w.f.ThreadForUpdate(ctx, id)
 		if err != nil {
+			return nil, err
+		}
+		if err := checkImportOpen(t); err != nil {
 			return nil, err
 		}
 		w.threads[c.Thread] = t
@@ -423,28 +456,97 @@ func (w *importTx) thread(ctx context.Context, c *importClaim, origin *ClaimOrig
 	return t, nil
 }
 
-// stances writes the stances of c that are not here yet, replaying each under this forum's
-// rules, and answers how many it wrote.
-func (w *importTx) stances(ctx context.Context, c *importClaim, claim *storage.Claim) (int, error) {
-	written := 0
+// freshStances are the stances of c that claim does not hold yet. A stance is known by its
+// origin (the exporting realm and its id there), by its signed document, or by its kind,
+// author and time — the same stance carried by two realms' exports is one. New stances on a
+// claim that was here before the import may come only from the claim's own realm's export
+// or that of the realm whose export brought it (§ 14).
+func (w *importTx) freshStances(ctx context.Context, c *importClaim, claim *storage.Claim, isNew bool) ([]*importStance, error) {
+	if isNew {
+		return c.stances, nil
+	}
+	held, err := w.f.StancesOf(ctx, []int64{claim.ID})
+	if err != nil {
+		return nil, err
+	}
+	var fresh []*importStance
+	for _, st := range c.stances {
+		known, err := w.holds(held, st)
+		if err != nil {
+			return nil, err
+		}
+		if !known {
+			fresh = append(fresh, st)
+		}
+	}
+	if len(fresh) > 0 && !w.mayChange(claim) {
+		st := fresh[0]
+		return nil, Refuse(ReasonInvalidBody, "claim %s here (claim %s of realm %s) came with the export of realm %s; only that export and realm %s's own change it, and this export of realm %s carries %d stances on it that are not here (%s by %s, …); nothing was written",
+			ClaimKey(claim.ID), *claim.OriginClaim, *claim.OriginRealm, via(claim), *claim.OriginRealm, w.src.realm, len(fresh), st.ID, st.By.Identity)
+	}
+	return fresh, nil
+}
+
+// holds reports whether held has the stance st.
+func (w *importTx) holds(held []storage.Stance, st *importStance) (bool, error) {
+	origin := w.src.realm + ":" + st.ID
+	var document string
+	if st.Document != nil {
+		canonical, err := signed.Canonical(st.Document)
+		if err != nil {
+			return false, err
+		}
+		document = string(canonical)
+	}
+	identity := importedIdentity(st.By.Identity, w.src.realm)
+	for i := range held {
+		h := &held[i]
+		switch {
+		case h.OriginStance != nil && *h.OriginStance == origin,
+			document != "" && h.Proof != nil && *h.Proof == document,
+			h.Kind == st.kind && h.Identity == identity && h.CreatedAt.Equal(st.At.Truncate(time.Microsecond)):
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// mayChange reports whether this import may add to an imported claim that is here already:
+// only the export of the claim's own realm, or of the realm whose export brought it.
+func (w *importTx) mayChange(claim *storage.Claim) bool {
+	return claim.OriginRealm != nil && (*claim.OriginRealm == w.src.realm || via(claim) == w.src.realm)
+}
+
+// via is the realm whose export brought an imported claim here.
+func via(claim *storage.Claim) string {
+	if claim.OriginVia != nil {
+		return *claim.OriginVia
+	}
+	return *claim.OriginRealm
+}
+
+// stances writes the fresh stances of c, each with what it carries (its at, provenance,
+// evidence and document), replaying each under this forum's rules as of its own time, and
+// answers how many it wrote.
+func (w *importTx) stances(ctx context.Context, c *importClaim, claim *storage.Claim, fresh []*importStance) (int, error) {
+	if len(fresh) == 0 {
+		return 0, nil
+	}
 	t, err := w.f.ThreadForUpdate(ctx, claim.ThreadID)
 	if err != nil {
 		return 0, err
 	}
-	for _, st := range c.stances {
-		origin := w.src.realm + ":" + st.ID
-		if has, err := w.f.HasOriginStance(ctx, claim.ID, origin); err != nil || has {
-			if err != nil {
-				return 0, err
-			}
-			continue
-		}
+	if err := checkImportOpen(t); err != nil {
+		return 0, err
+	}
+	written := 0
+	for _, st := range fresh {
 		author := w.author(st.By)
 		kind := map[string]string{"attest": storage.StanceAttest, "refute": storage.StanceRefute, "verify": storage.StanceVerify}[st.kind]
 		op := map[string]ClaimOp{"attest": OpAttest, "refute": OpRefute, "verify": OpVerify}[st.kind]
 		if op != OpRefute {
-			// Once per identity, as here: a second attestation or seal by the same author is
-			// the one already here.
+			// Once per identity, as here: an attestation or seal by the same author that came
+			// here another way (an import made before stances kept their time) is the one here.
 			if has, err := w.f.HasStance(ctx, claim.ID, kind, author.Identity); err != nil {
 				return 0, err
 			} else if has {
@@ -456,10 +558,12 @@ func (w *importTx) stances(ctx context.Context, c *importClaim, claim *storage.C
 		} else if n >= w.s.limits.ClaimMaxStances {
 			return 0, Refuse(ReasonLimitExceeded, "claim %s has reached claim_max_stances (%d)", ClaimKey(claim.ID), w.s.limits.ClaimMaxStances)
 		}
+		origin := w.src.realm + ":" + st.ID
 		stance := &storage.Stance{
 			ClaimID: claim.ID, Kind: kind, Identity: author.Identity, Extension: st.By.Extension,
-			AuthorKind: author.AuthorKind(), Evidence: encodeEvidence(st.Evidence),
-			Note: st.Note, Body: st.Body, CreatedAt: w.now, OriginStance: &origin,
+			AuthorKind: author.AuthorKind(), Evidence: encodeEvidence(st.content.evidence),
+			Note: st.content.note, Body: st.content.body, CreatedAt: st.At.UTC().Truncate(time.Microsecond),
+			ProvenanceModel: st.prov.Model, ProvenanceClient: st.prov.Client, OriginStance: &origin,
 		}
 		if st.Document != nil {
 			doc, err := signed.Canonical(st.Document)
@@ -471,7 +575,9 @@ func (w *importTx) stances(ctx context.Context, c *importClaim, claim *storage.C
 			keyID := w.keyIDs[checked[0].DID]
 			stance.Proof, stance.ProofKeyID = &text, &keyID
 		}
-		facts := ClaimFacts{State: ClaimState(claim.State), Expired: Expired(claim.ValidUntil, w.now)}
+		// The rules see the claim as it was when the stance was taken: an attestation made
+		// before the claim expired is one.
+		facts := ClaimFacts{State: ClaimState(claim.State), Expired: Expired(claim.ValidUntil, st.At)}
 		if op == OpVerify {
 			if facts.Verifiers, err = w.f.CountStances(ctx, claim.ID, storage.StanceVerify); err != nil {
 				return 0, err

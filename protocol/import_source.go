@@ -19,10 +19,11 @@ import (
 
 // importSource is an export as the import reads it.
 type importSource struct {
-	// data is the export exactly as given, for graph.CheckCustody (graph.CheckDataset when
-	// dataset).
+	// data is the JSON export exactly as given, for graph.CheckCustody; a dataset's custody
+	// was checked as it was read (report).
 	data     []byte
 	dataset  bool
+	report   *graph.CustodyReport
 	realm    string
 	realmKey string
 	// realms are the other realms the export names, with their keys (bindings of imported
@@ -34,29 +35,46 @@ type importSource struct {
 	claims  []*importClaim
 }
 
-// importClaim is one claim of the export.
+// importClaim is one claim of the export, as it came: what it says is taken apart by this
+// forum's rules (importRules) into content and prov before anything is written.
 type importClaim struct {
-	ID        string       `json:"id"`
-	Thread    string       `json:"thread"`
-	Statement string       `json:"statement"`
-	By        Party        `json:"asserted_by"`
-	Evidence  []Evidence   `json:"evidence"`
-	Origin    *ClaimOrigin `json:"origin"`
-	At        time.Time    `json:"created_at"`
-	stances   []*importStance
-	realm     string // the export's
+	ID         string          `json:"id"`
+	Thread     string          `json:"thread"`
+	Statement  string          `json:"statement"`
+	By         Party           `json:"asserted_by"`
+	Evidence   json.RawMessage `json:"evidence"`
+	Provenance json.RawMessage `json:"provenance"`
+	ValidUntil *time.Time      `json:"valid_until"`
+	Origin     *ClaimOrigin    `json:"origin"`
+	At         time.Time       `json:"created_at"`
+	stances    []*importStance
+	realm      string // the export's
+	content    *claimContent
+	prov       Provenance
 }
 
-// importStance is one stance of an exported claim.
+// importStance is one stance of an exported claim, as it came; content and prov as the
+// claim's.
 type importStance struct {
-	ID       string          `json:"id"`
-	By       Party           `json:"by"`
-	Evidence []Evidence      `json:"evidence"`
-	Note     *string         `json:"note"`
-	Body     *string         `json:"body"`
-	At       time.Time       `json:"at"`
-	Document json.RawMessage `json:"document"`
-	kind     string
+	ID         string          `json:"id"`
+	By         Party           `json:"by"`
+	Evidence   json.RawMessage `json:"evidence"`
+	Note       *string         `json:"note"`
+	Body       *string         `json:"body"`
+	Provenance json.RawMessage `json:"provenance"`
+	At         time.Time       `json:"at"`
+	Document   json.RawMessage `json:"document"`
+	kind       string
+	content    *stanceInput
+	prov       Provenance
+}
+
+// originRealm is the realm the claim was made in: its origin's, or the export's own.
+func (c *importClaim) originRealm() string {
+	if c.Origin != nil {
+		return c.Origin.Realm
+	}
+	return c.realm
 }
 
 // readImportSource reads data as an export whose claims can be imported.
@@ -156,64 +174,88 @@ type stanceProof struct {
 	Evidence        []Evidence `json:"evidence"`
 	Note            *string    `json:"note"`
 	Body            *string    `json:"body"`
+	// Origin names an imported claim where it was made (OnImportedClaim).
+	Origin *struct {
+		Realm string `json:"realm"`
+		Claim string `json:"claim"`
+	} `json:"origin"`
 }
 
 // checkDocument checks a signed stance's document against the stance and its claim: the proof
 // holds, its key is bound to the stance's author, and it says what the export shows — the
-// kind, the author, the claim (its id in the realm the stance was signed in, when that is
-// the export's or the claim's origin), the claim's statement, the evidence, the note or body.
-// It answers the key's did.
-func (c *importClaim) checkDocument(st *importStance, bound map[string]string) (string, error) {
+// kind, the author, the claim, the claim's statement, the evidence, the note or body. It
+// answers the key's did and the document.
+func (c *importClaim) checkDocument(st *importStance, bound map[string]string) (string, *stanceProof, error) {
 	checked, err := signed.Verify(st.Document)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var d stanceProof
 	if err := json.Unmarshal(st.Document, &d); err != nil {
-		return "", fmt.Errorf("the document cannot be read: %v", err)
+		return "", nil, fmt.Errorf("the document cannot be read: %v", err)
 	}
 	did := checked[0].DID
 	same := func(a, b *string) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-	evidenceJSON := func(items []Evidence) string {
-		if items == nil {
-			items = []Evidence{}
-		}
-		raw, _ := json.Marshal(items)
-		return string(raw)
-	}
 	switch {
 	case d.Type != "ParleyStance":
-		return "", fmt.Errorf("the document is not a ParleyStance")
+		return "", nil, fmt.Errorf("the document is not a ParleyStance")
 	case bound[did] == "":
-		return "", fmt.Errorf("its key %s has no binding in the export that holds", did)
+		return "", nil, fmt.Errorf("its key %s has no binding in the export that holds", did)
 	case bound[did] != d.By:
-		return "", fmt.Errorf("its key %s is bound to %s, not to its author %s", did, bound[did], d.By)
+		return "", nil, fmt.Errorf("its key %s is bound to %s, not to its author %s", did, bound[did], d.By)
 	case d.Stance != st.kind:
-		return "", fmt.Errorf("the export shows it as %s, but the signed stance is %s", st.kind, d.Stance)
+		return "", nil, fmt.Errorf("the export shows it as %s, but the signed stance is %s", st.kind, d.Stance)
 	case d.By != st.By.Identity:
-		return "", fmt.Errorf("the export names %s as its author, the signed stance %s", st.By.Identity, d.By)
-	case d.Realm == c.realm && d.Claim != c.ID, c.Origin != nil && d.Realm == c.Origin.Realm && d.Claim != c.Origin.Claim:
-		return "", fmt.Errorf("the signed stance is on %s of realm %s, not on this claim", d.Claim, d.Realm)
+		return "", nil, fmt.Errorf("the export names %s as its author, the signed stance %s", st.By.Identity, d.By)
+	case !c.namedBy(&d):
+		return "", nil, fmt.Errorf("the signed stance is on %s of realm %s, not on this claim", d.Claim, d.Realm)
 	case d.StatementSHA256 != signed.StatementSHA256(c.Statement):
-		return "", fmt.Errorf("the signed stance is on another statement than claim %s's", c.ID)
-	case !same(d.Note, st.Note) || !same(d.Body, st.Body):
-		return "", fmt.Errorf("the export's note or body is not the signed one")
-	case evidenceJSON(d.Evidence) != evidenceJSON(st.Evidence):
-		return "", fmt.Errorf("the export's evidence is not the signed evidence")
+		return "", nil, fmt.Errorf("the signed stance is on another statement than claim %s's", c.ID)
+	case !same(d.Note, st.content.note) || !same(d.Body, st.content.body):
+		return "", nil, fmt.Errorf("the export's note or body is not the signed one")
+	case evidenceJSON(d.Evidence) != evidenceJSON(st.content.evidence):
+		return "", nil, fmt.Errorf("the export's evidence is not the signed evidence")
 	}
-	return did, nil
+	return did, &d, nil
+}
+
+// namedBy reports whether a signed stance's document names this claim (§ 14): by its id in
+// the realm the stance was signed in — the exporting realm's, or the claim's own realm's —
+// or, signed in a realm that had imported the claim, by its origin. A document that names an
+// origin names this claim's.
+func (c *importClaim) namedBy(d *stanceProof) bool {
+	if d.Origin != nil && (c.Origin == nil || d.Origin.Realm != c.Origin.Realm || d.Origin.Claim != c.Origin.Claim) {
+		return false
+	}
+	switch {
+	case d.Realm == c.realm:
+		return d.Claim == c.ID
+	case c.Origin != nil && d.Realm == c.Origin.Realm:
+		return d.Claim == c.Origin.Claim
+	default:
+		return d.Origin != nil
+	}
+}
+
+// evidenceJSON is evidence as signed: what this store marks of it (present) is no part of it.
+func evidenceJSON(items []Evidence) string {
+	out := make([]Evidence, len(items))
+	for i, e := range items {
+		out[i] = Evidence{Kind: e.Kind, Ref: e.Ref, Note: e.Note}
+	}
+	raw, _ := json.Marshal(out)
+	return string(raw)
 }
 
 // custodyHolds checks every proof of the export offline as parley verify-export does, and
 // answers the first that fails.
 func (src *importSource) custodyHolds() error {
-	check := graph.CheckCustody
-	if src.dataset {
-		check = func(data []byte) (*graph.CustodyReport, error) { return graph.CheckDataset(bytes.NewReader(data)) }
-	}
-	report, err := check(src.data)
-	if err != nil {
-		return err
+	report := src.report
+	if report == nil {
+		var err error
+		if report, err = graph.CheckCustody(src.data); err != nil {
+			return err
+		}
 	}
 	for _, l := range report.Lines {
 		if l.Err != nil {

@@ -19,9 +19,10 @@ type InboxItem struct {
 
 // InboxResult is one page of the inbox, oldest change first.
 type InboxResult struct {
-	Items  []InboxItem `json:"items"`
-	Cursor string      `json:"cursor"`
-	More   bool        `json:"more"`
+	Items  []InboxItem      `json:"items"`
+	Cursor string           `json:"cursor"`
+	More   bool             `json:"more"`
+	at     storage.Position // the cursor's place, where a waiting read reads again
 }
 
 // inboxParams is the decoded input of an inbox read.
@@ -32,6 +33,7 @@ type inboxParams struct {
 	wait      time.Duration
 	room      string // the room filter (§ 16); "" for every room the caller reaches
 	scope     storage.Scope
+	list      CursorList // the inbox as this caller reads it with these filters
 }
 
 // Inbox answers {since?, extension?, limit?, wait_seconds?}. With wait_seconds it waits, up
@@ -72,11 +74,6 @@ func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if hasSince {
-		if p.after, err = s.parseInboxCursor("since", since); err != nil {
-			return nil, err
-		}
-	}
 	ext, hasExt, err := o.str("extension")
 	if err != nil {
 		return nil, err
@@ -105,6 +102,12 @@ func (s *Service) decodeInbox(a *Actor, raw []byte) (*inboxParams, *Error) {
 	}
 	if err := o.rest(); err != nil {
 		return nil, err
+	}
+	p.list = ListOf(a, "inbox", "extension", p.extension, "room", roomFilter(p.room))
+	if hasSince {
+		if p.after, err = s.parseInboxCursor("since", p.list, since); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -145,7 +148,7 @@ func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 	}
 	for i := range rows {
 		t := &rows[i].Thread
-		view := threadView(t)
+		view := threadViewFor(t, a)
 		item := InboxItem{Thread: view, Awaiting: view.Awaiting}
 		if t.AwaitingSetBy != nil {
 			if m, ok := byID[*t.AwaitingSetBy]; ok {
@@ -164,10 +167,10 @@ func (s *Service) readInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 	if cursor.Less(p.after) {
 		cursor = p.after
 	}
-	c, refusal := s.inboxCursor(cursor)
+	c, refusal := s.inboxCursor(p.list, cursor)
 	if refusal != nil {
 		return nil, refusal
 	}
-	res.Cursor = c
+	res.Cursor, res.at = c, cursor
 	return res, nil
 }

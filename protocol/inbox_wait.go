@@ -31,7 +31,7 @@ func (s *Service) waitInbox(ctx context.Context, a *Actor, p *inboxParams) (*Inb
 			if res, err = s.boundedInboxRead(ctx, a, p); err != nil || len(res.Items) > 0 {
 				return true, err
 			}
-			p.after, _ = s.parseInboxCursor("since", res.Cursor)
+			p.after = res.at
 			return false, nil
 		})
 	return res, err

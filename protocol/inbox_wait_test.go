@@ -46,7 +46,7 @@ func (q *queryCounter) AfterQuery(context.Context, *bun.QueryEvent) {}
 func TestIdleLongPollDoesNotQuery(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		svc := protocol.New(db, protocol.Options{})
-		listening(t, svc, db)
+		listening(t, svc, db, agent("nobody", "read"))
 		queries := &queryCounter{}
 		db.AddQueryHook(queries)
 		res, err := svc.Inbox(context.Background(), agent("alice", "read"), []byte(`{"wait_seconds":3}`))
@@ -71,7 +71,7 @@ func TestLongPollIsWokenByAnotherInstance(t *testing.T) {
 	t.Cleanup(func() { other.Close() })
 	waiter, writer := protocol.New(db, protocol.Options{}), protocol.New(other, protocol.Options{})
 	alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
-	first := listening(t, waiter, db)
+	first := listening(t, waiter, db, bob)
 	queries := &queryCounter{}
 	db.AddQueryHook(queries)
 	type answer struct {
@@ -157,12 +157,13 @@ func waitUntil(t *testing.T, cond func() bool) {
 	}
 }
 
-// listening waits a second with svc on db, so that the database's announcements are
+// listening waits a second with svc on db as reader, so that the database's announcements are
 // listened to from then on (the listening connection opens with the first wait, and its
-// opening wakes every waiter once), and returns the inbox's cursor after it.
-func listening(t *testing.T, svc *protocol.Service, db *storage.DB) *protocol.InboxResult {
+// opening wakes every waiter once), and returns reader's inbox cursor after it (a cursor is
+// its reader's: § 19).
+func listening(t *testing.T, svc *protocol.Service, db *storage.DB, reader *protocol.Actor) *protocol.InboxResult {
 	t.Helper()
-	res, err := svc.Inbox(context.Background(), agent("nobody", "read"), []byte(`{"wait_seconds":1}`))
+	res, err := svc.Inbox(context.Background(), reader, []byte(`{"wait_seconds":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +187,7 @@ func TestLongPollSeesAChangeHeldBehindAnOlderTransaction(t *testing.T) {
 	db := storagetest.Open(t, storage.Postgres)
 	svc := protocol.New(db, protocol.Options{})
 	alice, bob := agent("alice", "read,write"), agent("bob", "read,write")
-	first := listening(t, svc, db)
+	first := listening(t, svc, db, bob)
 
 	older, err := db.BeginTx(ctx, nil)
 	if err != nil {

@@ -39,6 +39,18 @@ type Limits struct {
 	FailedAuthsPerMinute int `json:"failed_auths_per_minute"`
 	// IdempotencyKeyHours is how long a write's idempotency key is kept at least (§ 15).
 	IdempotencyKeyHours int `json:"idempotency_key_hours"`
+	// ImportMaxBytes bounds what an import reads (§ 14): another realm's export, read as it
+	// arrives and refused past this many bytes.
+	ImportMaxBytes int `json:"import_max_bytes"`
+	// § 19: connections open at once, in all and from one client address; more are refused
+	// as they are accepted. Each open connection holds a goroutine and its read and write
+	// buffers whatever it sends.
+	MaxConnections           int `json:"max_connections"`
+	MaxConnectionsPerAddress int `json:"max_connections_per_address"`
+	// MinReadBytesPerSecond is the slowest a client may take an answer (§ 19): one that falls
+	// more than 10 s behind this rate is cut off, so that it holds the answer's buffers and
+	// work no longer than a reader keeping up would.
+	MinReadBytesPerSecond int `json:"min_read_bytes_per_second"`
 }
 
 // DefaultLimits are the reference values of PROTOCOL.md § 8.
@@ -70,6 +82,10 @@ func DefaultLimits() Limits {
 		InboxWaitsMax:            1000,
 		FailedAuthsPerMinute:     30,
 		IdempotencyKeyHours:      24,
+		ImportMaxBytes:           64 << 20,
+		MaxConnections:           4096,
+		MaxConnectionsPerAddress: 64,
+		MinReadBytesPerSecond:    16384,
 	}
 }
 
@@ -99,6 +115,10 @@ func (l *Limits) fields() map[string]*int {
 		"inbox_waits_max":             &l.InboxWaitsMax,
 		"failed_auths_per_minute":     &l.FailedAuthsPerMinute,
 		"idempotency_key_hours":       &l.IdempotencyKeyHours,
+		"import_max_bytes":            &l.ImportMaxBytes,
+		"max_connections":             &l.MaxConnections,
+		"max_connections_per_address": &l.MaxConnectionsPerAddress,
+		"min_read_bytes_per_second":   &l.MinReadBytesPerSecond,
 	}
 }
 
@@ -135,6 +155,9 @@ func (l Limits) Validate() error {
 	}
 	if l.InboxDefaultItems > l.InboxMaxItems {
 		return fmt.Errorf("limit inbox_default_items (%d) exceeds inbox_max_items (%d)", l.InboxDefaultItems, l.InboxMaxItems)
+	}
+	if l.MaxConnectionsPerAddress > l.MaxConnections {
+		return fmt.Errorf("limit max_connections_per_address (%d) exceeds max_connections (%d)", l.MaxConnectionsPerAddress, l.MaxConnections)
 	}
 	return nil
 }

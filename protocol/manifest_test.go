@@ -147,7 +147,9 @@ func TestManifestLimits(t *testing.T) {
 		"request_max_bytes": 16384, "thread_max_messages": 1000, "thread_max_depth": 64,
 		"writes_per_minute": 120, "inbox_max_items": 100, "list_max_items": 100,
 		"evidence_max_items": 16, "evidence_ref_max_chars": 2048, "verify_quorum": 1,
-		"artifact_max_bytes": 1048576,
+		"artifact_max_bytes": 1048576, "import_max_bytes": 67108864,
+		// § 19's bounds on connections and slow readers.
+		"max_connections": 4096, "max_connections_per_address": 64, "min_read_bytes_per_second": 16384,
 	}
 	var wire map[string]int
 	if err := json.Unmarshal([]byte(jsonOf(d)), &wire); err != nil {

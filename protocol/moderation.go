@@ -8,6 +8,9 @@ import (
 
 // § 5: confirm and mark, the operations of moderation.
 
+// Acts of the events that moderation writes: a mark's act is "mark", a confirm's ActConfirm.
+const ActConfirm = "confirm"
+
 // ModerationResult is the thread after a confirm or mark, and the event it wrote.
 type ModerationResult struct {
 	Thread *ThreadView `json:"thread"`
@@ -31,7 +34,7 @@ func (s *Service) Confirm(ctx context.Context, a *Actor, raw []byte) (*Moderatio
 			return "", Refuse(ReasonInvalidTransition, "the state %s of thread %s is already confirmed", t.State, ThreadKey(t.ID))
 		}
 		return State(t.State), nil
-	}, "confirm")
+	}, ActConfirm)
 }
 
 // Mark answers {thread, state}: a human re-marks the thread with any state, confirmed — how a
@@ -87,14 +90,14 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 			ToState: string(next), Origin: mark.Origin, ActorIdentity: a.Identity,
 			Label: a.DisplayLabel(), Confirmed: true, ConfirmedAt: &w.now, At: w.now,
 		}
-		if act == "confirm" {
+		if act == ActConfirm {
 			ev.ConfirmsEventID = t.StateEventID
 		}
 		if err := f.InsertEvent(ctx, ev); err != nil {
 			return err
 		}
 		before := *t
-		if act == "confirm" {
+		if act == ActConfirm {
 			if t.StateEventID != nil {
 				if err := f.ConfirmEvent(ctx, *t.StateEventID, w.now); err != nil {
 					return err
@@ -110,7 +113,7 @@ func (s *Service) moderate(ctx context.Context, a *Actor, id int64, target func(
 		if err := f.UpdateThread(ctx, t, inboxMoved(&before, t)); err != nil {
 			return err
 		}
-		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
+		res = &ModerationResult{Thread: threadViewFor(t, a), Event: eventView(ev)}
 		return nil
 	}))
 	if err != nil {

@@ -12,12 +12,14 @@ import (
 // A page carries the messages in order of creation, then the claims (read_page.go), as many
 // as fit; while next_cursor is given, read again with it as cursor for what follows. On a
 // later page a message whose parent came before is a root of the tree, and a claim cut
-// between two pages comes again, continued, with the rest of its stances.
+// between two pages comes again, continued, with the rest of its stances. Every page is
+// read as of the first page's point (§ 15, asof.go), which it says as as_of.
 type ReadThreadResult struct {
 	Thread     *ThreadView    `json:"thread"`
 	Messages   []*MessageView `json:"messages"`
 	Claims     []*ClaimView   `json:"claims"`
 	NextCursor *string        `json:"next_cursor,omitempty"`
+	AsOf       *AsOf          `json:"as_of"`
 }
 
 // threadPagePosition is where a page of read_thread begins: among the messages, after
@@ -29,13 +31,16 @@ type threadPagePosition struct {
 }
 
 // ReadThread answers {thread, cursor?} with the thread, its message tree nested by parent
-// (siblings in order of creation) and its claims, a page at a time.
+// (siblings in order of creation) and its claims, a page at a time, every page as of the
+// first page's point: the thread, messages, claims and stances that point held, each claim
+// and the thread in the state they had then.
 func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadThreadResult, error) {
 	o, id, err := threadInput(a, raw)
 	if err != nil {
 		return nil, err
 	}
-	nums, err := s.pageCursorField(o, threadPageCursorTag, id, 3)
+	list := ListOf(a, "read_thread", "thread", id)
+	nums, carried, err := s.pointCursorField(o, threadPageCursorTag, list, 3)
 	if err != nil {
 		return nil, err
 	}
@@ -53,29 +58,52 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 		return nil, err
 	}
 	// One snapshot: the thread's count, state and awaiting are those of the messages and
-	// claims returned with it, also while others write to it.
+	// claims returned with it, also while others write to it; and a later page is read as
+	// of the first page's snapshot.
+	first := carried == nil
+	var point *storage.Point
 	var res *ReadThreadResult
 	var next *threadPagePosition
 	var refused error
 	err2 := s.db.Snapshot(ctx, func(ctx context.Context, read *storage.Forum) error {
-		t, err := read.In(ScopeOf(a)).Thread(ctx, id)
+		read = read.In(ScopeOf(a))
+		var err error
+		if point, err = beginAsOf(ctx, read, carried); err != nil {
+			return err
+		}
+		t, err := read.Thread(ctx, id)
 		if err != nil {
 			refused = fault(notFound(err, "thread %s not found", ThreadKey(id)))
 			return nil
 		}
-		res = &ReadThreadResult{Thread: threadView(t), Messages: []*MessageView{}, Claims: []*ClaimView{}}
-		room := newPageRoom(s.readPage)
-		if !pos.inClaims {
-			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil || next != nil {
+		if !first {
+			if t, err = threadAsOf(ctx, read, t); err != nil {
 				return err
 			}
-			pos = threadPagePosition{inClaims: true}
 		}
-		var more *claimPosition
-		if res.Claims, more, err = s.threadClaimsPage(ctx, read, id, pos.claims, room); more != nil {
-			next = &threadPagePosition{inClaims: true, claims: *more}
+		res = &ReadThreadResult{Thread: threadViewFor(t, a), Messages: []*MessageView{}, Claims: []*ClaimView{}}
+		room := newPageRoom(s.readPage)
+		if !pos.inClaims {
+			if res.Messages, next, err = s.threadMessagesPage(ctx, read, a, id, pos.afterMessage, room); err != nil {
+				return err
+			}
+			if next == nil {
+				pos = threadPagePosition{inClaims: true}
+			}
 		}
-		return err
+		if next == nil {
+			var more *claimPosition
+			if res.Claims, more, err = s.threadClaimsPage(ctx, read, id, pos.claims, room, point.At); err != nil {
+				return err
+			}
+			if more != nil {
+				next = &threadPagePosition{inClaims: true, claims: *more}
+			}
+		}
+		if first && next != nil {
+			return read.PinPoint(ctx, point)
+		}
+		return nil
 	})
 	switch {
 	case err2 != nil:
@@ -83,12 +111,13 @@ func (s *Service) ReadThread(ctx context.Context, a *Actor, raw []byte) (*ReadTh
 	case refused != nil:
 		return nil, refused
 	}
+	res.AsOf = asOfView(point)
 	if next != nil {
-		nums := []int64{0, next.afterMessage, 0}
+		head := []int64{0, next.afterMessage, 0}
 		if next.inClaims {
-			nums = []int64{1, next.claims.claim, next.claims.afterStance}
+			head = []int64{1, next.claims.claim, next.claims.afterStance}
 		}
-		c, err := s.encodeCursor(threadPageCursorTag, append([]int64{id}, nums...)...)
+		c, err := s.pointCursor(threadPageCursorTag, list, head, point)
 		if err != nil {
 			return nil, err
 		}
@@ -209,14 +238,6 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 		return nil, Refuse(ReasonInvalidBody, "field order must be activity or attention, not %q", order)
 	}
 	attention := order == OrderAttention
-	var before int64
-	if hasCursor && !attention {
-		n, err := s.decodeCursor("cursor", threadsCursorTag, cursor, 1)
-		if err != nil {
-			return nil, err
-		}
-		before = n[0]
-	}
 	limit, hasLimit, err := o.count("limit", 1, s.limits.ListMaxItems, true)
 	if err != nil {
 		return nil, err
@@ -234,6 +255,15 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err := o.rest(); err != nil {
 		return nil, err
 	}
+	list := ListOf(a, "threads", "state", state, "room", roomFilter(room))
+	var before int64
+	if hasCursor {
+		n, err := s.decodeCursor("cursor", threadsCursorTag, list, cursor, 1)
+		if err != nil {
+			return nil, err
+		}
+		before = n[0]
+	}
 	if err := requireActor(a, RightRead); err != nil {
 		return nil, err
 	}
@@ -245,8 +275,8 @@ func (s *Service) ListThreads(ctx context.Context, a *Actor, raw []byte) (*ListT
 	if err2 != nil {
 		return nil, fault(err2)
 	}
-	return threadsPage(rows, limit, func(last *storage.Thread) (string, *Error) {
-		return s.encodeCursor(threadsCursorTag, last.ID)
+	return threadsPage(rows, limit, a, func(last *storage.Thread) (string, *Error) {
+		return s.encodeCursor(threadsCursorTag, list, last.ID)
 	})
 }
 
@@ -270,9 +300,10 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 	if err != nil {
 		return nil, err
 	}
+	list := ListOf(a, "events", "thread", id)
 	var after int64
 	if hasSince {
-		n, err := s.decodeCursor("since", eventsCursorTag, since, 1)
+		n, err := s.decodeCursor("since", eventsCursorTag, list, since, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +339,7 @@ func (s *Service) ReadEvents(ctx context.Context, a *Actor, raw []byte) (*ReadEv
 		res.Events = append(res.Events, eventView(&rows[i]))
 		after = rows[i].ID
 	}
-	c, refusal := s.encodeCursor(eventsCursorTag, after)
+	c, refusal := s.encodeCursor(eventsCursorTag, list, after)
 	if refusal != nil {
 		return nil, refusal
 	}

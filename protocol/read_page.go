@@ -26,40 +26,13 @@ const DefaultReadPageBytes = 4 << 20
 // (0: the claim from its start).
 type claimPosition struct{ claim, afterStance int64 }
 
+// The cursors of pages carry where the next page begins, then the point every page is read
+// as of (asof.go). The cursors of earlier forms (r1 without a point, g1 with one without its
+// message) are refused as cursors this server did not give: the read begins again.
 const (
-	threadPageCursorTag = "r1" // read_thread: thread, then 0 and a message, or 1, a claim and a stance
-	graphPageCursorTag  = "g1" // claim_graph: thread (0: all), claim, stance
+	threadPageCursorTag = "r2" // read_thread: 0 and a message, or 1, a claim and a stance; then the point
+	graphPageCursorTag  = "g2" // claim_graph: thread (0: all), claim, stance; then the point
 )
-
-// pageCursor is the cursor of the page that begins at pos, of what (a thread, or 0).
-func (s *Service) pageCursor(tag string, of int64, pos *claimPosition) (*string, *Error) {
-	if pos == nil {
-		return nil, nil
-	}
-	c, err := s.encodeCursor(tag, of, pos.claim, pos.afterStance)
-	if err != nil {
-		return nil, err
-	}
-	return &c, nil
-}
-
-// pageCursorField reads the cursor field, count numbers after the one that names what it
-// pages (a thread, or 0); nil when there is none. A cursor of another thread (or of the whole
-// forum's graph for a thread's) is one this server never gave for this read: invalid_body.
-func (s *Service) pageCursorField(o *object, tag string, of int64, count int) ([]int64, *Error) {
-	cursor, has, err := o.str("cursor")
-	if err != nil || !has {
-		return nil, err
-	}
-	n, err := s.decodeCursor("cursor", tag, cursor, count+1)
-	if err != nil {
-		return nil, err
-	}
-	if n[0] != of {
-		return nil, badCursor()
-	}
-	return n[1:], nil
-}
 
 // badCursor is the refusal of a cursor the server did not give for this read.
 func badCursor() *Error {

@@ -50,8 +50,8 @@ var Reasons = []ReasonInfo{
 	{ReasonAlreadyAttested, 409, "this identity has already attested or verified the claim"},
 	{ReasonLimitExceeded, 409, "the thread has reached thread_max_messages or thread_max_claims, the claim claim_max_stances, or the reply would exceed thread_max_depth"},
 	{ReasonIdempotencyConflict, 422, "the idempotency key was used before with another operation or another input; nothing was written (a retry sends the same input under the same key)"},
-	{ReasonRateLimited, 429, "more than writes_per_minute accepted writes in the last minute, more long polls waiting at once than inbox_waits_per_identity or inbox_waits_max, or more than failed_auths_per_minute failed authentications from this address; retry after retry_after seconds"},
-	{ReasonUnavailable, 503, "the database cannot be reached or did not answer within the request deadline; retry later"},
+	{ReasonRateLimited, 429, "more than writes_per_minute accepted writes in the last minute, more long polls waiting at once than inbox_waits_per_identity or inbox_waits_max, more heavy tasks (exports, drawings, imports, password checks) at once than this caller's two, or more than failed_auths_per_minute failed authentications from this address; retry after retry_after seconds"},
+	{ReasonUnavailable, 503, "the database cannot be reached or did not answer within the request deadline, or every place for this kind of work is taken (PROTOCOL.md § 19); retry after Retry-After seconds"},
 }
 
 // Status is the HTTP status that goes with a reason.
@@ -75,9 +75,22 @@ type Error struct {
 	// when to come back (a refusal for want of a slot, § 19); § 9 puts retry_after in the
 	// object for 429 alone, so it travels in the header only.
 	RetryHint int `json:"-"`
+	// Detail names what exactly is refused, for the pages, which say it in the reader's
+	// language (their text "refusal.<Detail>", its fields filled from DetailArgs, pairs of a
+	// name and a value); "" when they have no words of their own for it. Never on the wire:
+	// § 9's answer is the reason, the message and the status.
+	Detail     string `json:"-"`
+	DetailArgs []any  `json:"-"`
 }
 
 func (e *Error) Error() string { return string(e.Reason) + ": " + e.Message }
+
+// Detailed names the refusal's detail and the values its words show (pairs of a name and a
+// value), and answers the refusal.
+func (e *Error) Detailed(detail string, args ...any) *Error {
+	e.Detail, e.DetailArgs = detail, args
+	return e
+}
 
 // Refuse builds a refusal with a formatted message.
 func Refuse(reason Reason, format string, args ...any) *Error {

@@ -100,7 +100,7 @@ func CheckRoomTakesThread(r *storage.Room, parent *storage.Room) *Error {
 // one level.
 func CheckRoomParent(parent *storage.Room) *Error {
 	if parent.ParentID != nil {
-		return Refuse(ReasonInvalidBody, "field parent: room %s is inside another room; rooms nest one level", parent.Name)
+		return Refuse(ReasonInvalidBody, "field parent: room %s is inside another room; rooms nest one level", parent.Name).Detailed("room_parent_nested", "Name", parent.Name)
 	}
 	return nil
 }
@@ -172,8 +172,11 @@ func findRoom(ctx context.Context, read *storage.Forum, scope storage.Scope, ref
 	} else {
 		r, err = read.RoomByName(ctx, name, scope)
 	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, Refuse(ReasonNotFound, "room %s not found", ref).Detailed("room_not_found", "Room", ref)
+	}
 	if err != nil {
-		return nil, fault(notFound(err, "room %s not found", ref))
+		return nil, fault(err)
 	}
 	return r, nil
 }
@@ -272,6 +275,29 @@ func (s *Service) requireAdmin(ctx context.Context, a *Actor, why string) error 
 	return nil
 }
 
+// CheckRoomName refuses a name a room may not have (§ 16): one that is no handle-like slug, and
+// one that reads as a room's id — a number, or rm_ and anything, in any case — since a
+// reference of that form names a room by its id (ParseRoomRef), and a room so named could
+// never be found by its name, nor told apart from the room with that id (parley token create
+// --rooms rm_9 would reach room 9, not the room named rm_9).
+func CheckRoomName(name string) *Error {
+	switch {
+	case strings.HasPrefix(strings.ToLower(name), "rm_"):
+		return Refuse(ReasonInvalidBody, "field name must not begin with rm_: rm_<n> names a room by its id").Detailed("room_name_id")
+	case !ValidHandle(name):
+		return Refuse(ReasonInvalidBody, "field name must match ^[a-z0-9][a-z0-9._-]{0,63}$").Detailed("room_name_pattern")
+	case strings.Trim(name, "0123456789") == "":
+		return Refuse(ReasonInvalidBody, "field name must not be a number: a number names a room by its id").Detailed("room_name_number")
+	}
+	return nil
+}
+
+// RoomNamePattern is CheckRoomName for a browser, as an input's pattern (with maxlength 64):
+// a slug that begins with a letter other than r; a number followed by anything but digits; or
+// r, rm, or either followed by anything but what makes rm_. It uses no lookahead, so that Go's
+// regexp checks it against CheckRoomName too (TestRoomNamePatternAgrees).
+const RoomNamePattern = `[a-qs-z][a-z0-9._\-]*|[0-9]+[a-z._\-][a-z0-9._\-]*|r|r[a-ln-z0-9._\-][a-z0-9._\-]*|rm|rm[a-z0-9.\-][a-z0-9._\-]*`
+
 // roomText checks a room's title or description: at most max code points, every character
 // one that can be shown; a title must not be empty.
 func roomText(field, s string, max int, required bool) *Error {
@@ -279,8 +305,8 @@ func roomText(field, s string, max int, required bool) *Error {
 		if err := checkText(field, s, max); err != nil {
 			return err
 		}
-	} else if utf8.RuneCountInString(s) > max {
-		return Refuse(ReasonInvalidBody, "field %s has more than %d characters", field, max)
+	} else if n := utf8.RuneCountInString(s); n > max {
+		return Refuse(ReasonInvalidBody, "field %s has more than %d characters", field, max).Detailed(field+"_too_long", "Max", max, "Count", n)
 	}
 	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
 		return Refuse(ReasonInvalidBody, "field %s has a character that cannot be shown", field)
@@ -299,11 +325,8 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 	if err != nil {
 		return nil, err
 	}
-	if !ValidHandle(name) {
-		return nil, Refuse(ReasonInvalidBody, "field name must match ^[a-z0-9][a-z0-9._-]{0,63}$")
-	}
-	if _, _, ok := ParseRoomRef(name); !ok || strings.Trim(name, "0123456789") == "" {
-		return nil, Refuse(ReasonInvalidBody, "field name must not be a number")
+	if err := CheckRoomName(name); err != nil {
+		return nil, err
 	}
 	title, hasTitle, err := o.str("title")
 	if err != nil {
@@ -349,7 +372,7 @@ func (s *Service) CreateRoom(ctx context.Context, a *Actor, raw []byte) (*RoomRe
 		}
 		err := f.CreateRoom(ctx, room)
 		if errors.Is(err, storage.ErrAlreadyExists) {
-			return Refuse(ReasonInvalidBody, "field name: a room named %s exists", name)
+			return Refuse(ReasonInvalidBody, "field name: a room named %s exists", name).Detailed("room_name_taken", "Name", name)
 		}
 		if err != nil {
 			return err
@@ -481,7 +504,7 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 				return err
 			}
 		}
-		res = &ModerationResult{Thread: threadView(t)}
+		res = &ModerationResult{Thread: threadViewFor(t, a)}
 		if room.ID == t.RoomID {
 			return nil
 		}
@@ -499,7 +522,7 @@ func (s *Service) MoveThread(ctx context.Context, a *Actor, raw []byte) (*Modera
 		if err := f.MoveThread(ctx, t, room.ID, ev); err != nil {
 			return err
 		}
-		res = &ModerationResult{Thread: threadView(t), Event: eventView(ev)}
+		res = &ModerationResult{Thread: threadViewFor(t, a), Event: eventView(ev)}
 		return nil
 	}))
 	if err2 != nil {
@@ -522,11 +545,19 @@ const ActMove = "move"
 
 // openingRoom resolves the room of an ask that opens a thread (general when none is named):
 // within what the caller reaches, and one that takes new threads.
+//
+// § 16 opens a thread without a room in general, whoever asks, so a token scoped to other
+// rooms is refused there as anywhere it does not reach (not_found); since it did not name
+// the room, its refusal names the rooms it may name instead.
 func openingRoom(ctx context.Context, f *storage.Forum, a *Actor, ref string) (int64, error) {
-	if ref == "" {
+	named := ref != ""
+	if !named {
 		ref = RoomKey(storage.GeneralRoom)
 	}
 	room, err := findRoom(ctx, f, ScopeOf(a), ref)
+	if refusal, ok := AsError(err); ok && !named && refusal.Reason == ReasonNotFound && a.Scoped() {
+		return 0, withReachedRooms(ctx, f, a, refusal)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -540,6 +571,23 @@ func openingRoom(ctx context.Context, f *storage.Forum, a *Actor, ref string) (i
 		return 0, err
 	}
 	return room.ID, nil
+}
+
+// withReachedRooms adds to the refusal of an ask that named no room the rooms a scoped
+// caller reaches, those it may name in the envelope's field room. It names only what the
+// caller reaches (its manifest's you.rooms says as much), so the refusal still tells nothing
+// of rooms beyond them.
+func withReachedRooms(ctx context.Context, f *storage.Forum, a *Actor, refusal *Error) error {
+	rooms, err := f.Rooms(ctx, ScopeOf(a))
+	if err != nil {
+		return fault(err)
+	}
+	names := make([]string, 0, len(rooms))
+	for _, r := range rooms {
+		names = append(names, r.Name)
+	}
+	return Refuse(ReasonNotFound, "%s: this token reaches only the rooms %s; name one of them in the field room",
+		refusal.Message, strings.Join(names, ", ")).Detailed(refusal.Detail, refusal.DetailArgs...)
 }
 
 // reachedRooms lists the keys of the rooms a scoped actor reaches, for the manifest's

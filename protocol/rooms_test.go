@@ -244,7 +244,7 @@ func TestRoomScopeInEveryList(t *testing.T) {
 			t.Errorf("the graph of a scoped token has %d claims, want 1 (inner's)", claims)
 		}
 
-		since, err := f.svc.FeedCursor(ctx, reader, []byte(`{}`))
+		since, err := f.svc.FeedCursor(ctx, me, []byte(`{}`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,11 +32,12 @@ type SearchHitView struct {
 	Snippet string           `json:"snippet"`
 }
 
-// SearchThreadView is the thread of a message found, in brief.
+// SearchThreadView is the thread of a message found, in brief: its title as in ThreadView.
 type SearchThreadView struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	State State  `json:"state"`
+	ID          string  `json:"id"`
+	Title       *string `json:"title"`
+	TitleHidden bool    `json:"title_hidden,omitempty"`
+	State       State   `json:"state"`
 }
 
 const searchCursorTag = "s1"
@@ -51,7 +52,7 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 	if err != nil {
 		return nil, err
 	}
-	q, err := s.decodeSearch(o)
+	q, err := s.decodeSearch(a, o, room)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 	}
 	limit := q.Limit
 	q.Limit++ // one more tells whether there is more
-	hits, err2 := s.db.Read().In(scope).Search(ctx, *q)
+	hits, err2 := s.db.Read().In(scope).Search(ctx, q.SearchQuery)
 	if err2 != nil {
 		return nil, fault(err2)
 	}
@@ -76,12 +77,13 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 		h := &hits[i]
 		res.Results = append(res.Results, &SearchHitView{
 			Message: messageView(&h.Message),
-			Thread:  SearchThreadView{ID: ThreadKey(h.Message.ThreadID), Title: h.ThreadTitle, State: State(h.ThreadState)},
+			Thread: SearchThreadView{ID: ThreadKey(h.Message.ThreadID), Title: ThreadTitleFor(h.ThreadTitle, h.ThreadTitleHidden, a),
+				TitleHidden: h.ThreadTitleHidden, State: State(h.ThreadState)},
 			Snippet: snippet(h.Message.Body, q.Terms),
 		})
 	}
 	if res.More {
-		c, refusal := s.searchCursor(hits[len(hits)-1].Position())
+		c, refusal := s.searchCursor(q.list, hits[len(hits)-1].Position())
 		if refusal != nil {
 			return nil, refusal
 		}
@@ -90,8 +92,15 @@ func (s *Service) Search(ctx context.Context, a *Actor, raw []byte) (*SearchResu
 	return res, nil
 }
 
-// decodeSearch reads the search's input; nothing of it is left unchecked.
-func (s *Service) decodeSearch(o *object) (*storage.SearchQuery, *Error) {
+// searchQuery is a search's input: the query and the list it pages.
+type searchQuery struct {
+	storage.SearchQuery
+	list CursorList
+}
+
+// decodeSearch reads the search's input (room is its room filter, read before); nothing of it
+// is left unchecked.
+func (s *Service) decodeSearch(a *Actor, o *object, room string) (*searchQuery, *Error) {
 	text, ok, err := o.str("q")
 	if err != nil {
 		return nil, err
@@ -99,7 +108,7 @@ func (s *Service) decodeSearch(o *object) (*storage.SearchQuery, *Error) {
 	if !ok {
 		return nil, Refuse(ReasonInvalidBody, "field q is missing: the words to look for")
 	}
-	q := &storage.SearchQuery{}
+	q := &searchQuery{}
 	if q.Terms, err = parseSearchQuery(text); err != nil {
 		return nil, err
 	}
@@ -142,23 +151,30 @@ func (s *Service) decodeSearch(o *object) (*storage.SearchQuery, *Error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := o.rest(); err != nil {
+		return nil, err
+	}
+	// The query as written: another spelling of the same words is another list, which is
+	// harmless (its first page is there to read) and keeps the rule plain.
+	q.list = ListOf(a, "search", "q", text, "thread", q.ThreadID, "kind", q.Kind, "author", q.Identity, "state", q.State,
+		"room", roomFilter(room))
 	if hasCursor {
-		if q.After, err = s.parseSearchCursor(cursor); err != nil {
+		if q.After, err = s.parseSearchCursor(q.list, cursor); err != nil {
 			return nil, err
 		}
 	}
-	return q, o.rest()
+	return q, nil
 }
 
 // searchCursor keeps a result's place: the score's bits, in two halves so that each is a
 // non-negative number, and the message id.
-func (s *Service) searchCursor(p storage.SearchPosition) (string, *Error) {
+func (s *Service) searchCursor(list CursorList, p storage.SearchPosition) (string, *Error) {
 	bits := math.Float64bits(p.Score)
-	return s.encodeCursor(searchCursorTag, int64(bits>>32), int64(bits&math.MaxUint32), p.ID)
+	return s.encodeCursor(searchCursorTag, list, int64(bits>>32), int64(bits&math.MaxUint32), p.ID)
 }
 
-func (s *Service) parseSearchCursor(c string) (*storage.SearchPosition, *Error) {
-	n, err := s.decodeCursor("cursor", searchCursorTag, c, 3)
+func (s *Service) parseSearchCursor(list CursorList, c string) (*storage.SearchPosition, *Error) {
+	n, err := s.decodeCursor("cursor", searchCursorTag, list, c, 3)
 	if err != nil {
 		return nil, err
 	}

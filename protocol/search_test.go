@@ -102,7 +102,8 @@ func TestSearchFindsByTheQueryLanguage(t *testing.T) {
 			t.Fatalf("loopback: %s", jsonOf(res))
 		}
 		hit := res.Results[0]
-		if hit.Thread.ID != th2 || hit.Thread.State != protocol.StateClosed || hit.Thread.Title != "Which port does parley serve listen on by default?" ||
+		if hit.Thread.ID != th2 || hit.Thread.State != protocol.StateClosed || hit.Thread.Title == nil ||
+			*hit.Thread.Title != "Which port does parley serve listen on by default?" ||
 			hit.Message.Body != "8080 on loopback, the default port." || hit.Message.From.Identity != "ainotes:bob" || hit.Snippet != hit.Message.Body {
 			t.Errorf("hit: %s", jsonOf(hit))
 		}

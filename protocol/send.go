@@ -161,7 +161,7 @@ func (w *write) open(ctx context.Context) (*SendResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SendResult{Message: messageView(m), Thread: threadView(t)}, nil
+	return &SendResult{Message: messageView(m), Thread: threadViewFor(t, w.actor)}, nil
 }
 
 // reply handles every envelope that goes into an existing thread.
@@ -237,7 +237,7 @@ func (w *write) reply(ctx context.Context) (*SendResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SendResult{Message: messageView(m), Thread: threadView(t)}, nil
+	return &SendResult{Message: messageView(m), Thread: threadViewFor(t, w.actor)}, nil
 }
 
 // defaultParent is § 3's column "default parent".

@@ -42,6 +42,17 @@ type Options struct {
 	Gate *admission.Gate
 }
 
+// GateConfig is the admission gate's configuration for a service over db: the capacities the
+// machine gives each class, but no more exports at once than the pool of long reads has
+// connections — an export holds one for as long as it streams (§ 19).
+func GateConfig(db *storage.DB) admission.Config {
+	var cfg admission.Config
+	if db != nil {
+		cfg.Capacity[admission.Export] = min(cfg.Capacities()[admission.Export.String()], db.LongReadConnections())
+	}
+	return cfg
+}
+
 // DefaultDeadline is how long one request's database work may take before the request is
 // answered unavailable: long enough for any query Parley makes on a healthy database, short
 // enough that a hung one does not hold clients (and their connections) for long.
@@ -66,7 +77,6 @@ type Service struct {
 	// authBlocks are the client addresses refused for failed authentications (bearer.go).
 	authBlocks blocks
 	waits      *waitSlots
-	exports    exportSlots // each identity's exports running at once (export_stream.go)
 	// artifacts: see Options.Artifacts.
 	artifacts func(ctx context.Context, ref string) (bool, error)
 	// lastSweep is when idempotency keys were last swept (UnixNano; idempotency.go).
@@ -110,7 +120,7 @@ func New(db *storage.DB, opts Options) *Service {
 		gate:      opts.Gate,
 	}
 	if s.gate == nil {
-		s.gate = admission.New(admission.Config{})
+		s.gate = admission.New(GateConfig(db))
 	}
 	if s.artifacts == nil {
 		s.artifacts = s.hasArtifact

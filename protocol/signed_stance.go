@@ -15,6 +15,7 @@ import (
 //
 //	{type: ParleyStance, stance, realm, claim, statement_sha256, by, evidence, note | body}
 //
+// (on a claim imported from another realm also origin: {realm, claim}, OnImportedClaim),
 // which the server rebuilds from the operation's own fields and the caller's identity. The
 // proof must hold, its key must be registered to the caller, and its created must be within
 // SignatureMaxSkew of the server's clock; otherwise invalid_body and nothing is written. The
@@ -101,6 +102,17 @@ func StanceDocument(stance, realm, claim, statement, by string, evidence []Evide
 	return doc
 }
 
+// OnImportedClaim completes the document of a stance on a claim imported from another realm
+// (§ 14): beside the claim's id here it names the claim by its origin, {realm, claim}, so that
+// a third realm that imports the claim can bind the stance to it offline. origin nil leaves
+// the document as it is.
+func OnImportedClaim(doc map[string]any, origin *ClaimOrigin) map[string]any {
+	if origin != nil {
+		doc["origin"] = map[string]string{"realm": origin.Realm, "claim": origin.Claim}
+	}
+	return doc
+}
+
 // checkProof runs in the stance's transaction, once its claim is found: the proof must hold
 // over the rebuilt document with a key registered to the caller. It answers the document with
 // its proof (canonical JSON) and the key, to keep with the stance.
@@ -121,13 +133,14 @@ func (c *claimTx) checkProof(ctx context.Context, in *proofInput, op stanceOp, c
 		return nil, nil, Refuse(ReasonInvalidBody, "field proof.verificationMethod names a key of %s, not of %s", key.Identity, c.actor.Identity)
 	}
 	doc := StanceDocument(string(op.op), c.s.realm, ClaimKey(claim.ID), claim.Statement, c.actor.Identity, st.evidence, st.note, st.body)
+	OnImportedClaim(doc, claimView(claim, nil, c.now).Origin)
 	doc["proof"] = in.raw
 	secured, err := json.Marshal(doc)
 	if err != nil {
 		return nil, nil, err
 	}
 	if _, verr := signed.Verify(secured); verr != nil {
-		return nil, nil, Refuse(ReasonInvalidBody, "field proof does not hold: %v (the document is the JCS form of {type: ParleyStance, stance, realm, claim, statement_sha256, by, evidence, note or body}, see the signed profile)", verr)
+		return nil, nil, Refuse(ReasonInvalidBody, "field proof does not hold: %v (the document is the JCS form of {type: ParleyStance, stance, realm, claim, statement_sha256, by, evidence, note or body, and origin {realm, claim} on an imported claim}, see the signed profile)", verr)
 	}
 	canonical, err := signed.Canonical(secured)
 	if err != nil {

@@ -12,10 +12,15 @@ func (s *Service) CheckRequestSize(n int) error {
 }
 
 // CheckImportSize is CheckRequestSize for an import (§ 14), whose body is another realm's
-// export: it may be as large as artifact_max_bytes, the largest body this forum takes.
+// export: it may be as large as import_max_bytes. A body that declares no size is counted as
+// it is read (ReadImport).
 func (s *Service) CheckImportSize(n int) error {
-	if n > max(s.limits.RequestMaxBytes, s.limits.ArtifactMaxBytes) {
-		return Refuse(ReasonPayloadTooLarge, "the import has %d bytes; at most artifact_max_bytes (%d)", n, max(s.limits.RequestMaxBytes, s.limits.ArtifactMaxBytes))
+	if n > s.limits.ImportMaxBytes {
+		return importTooLarge(s.limits.ImportMaxBytes)
 	}
 	return nil
+}
+
+func importTooLarge(max int) *Error {
+	return Refuse(ReasonPayloadTooLarge, "the import is larger than import_max_bytes (%d bytes)", max)
 }

@@ -40,8 +40,12 @@ func (a *Awaiting) MarshalJSON() ([]byte, error) {
 
 // ThreadView is a thread as returned (§ 5).
 type ThreadView struct {
-	ID               string     `json:"id"`
-	Title            string     `json:"title"`
+	ID string `json:"id"`
+	// Title is the first line of the opening message, as the reader reads it (ThreadTitleFor):
+	// null while that message is hidden, to everyone but a human signed in to the pages.
+	Title *string `json:"title"`
+	// TitleHidden is set while the opening message is hidden (§ 18); absent otherwise.
+	TitleHidden      bool       `json:"title_hidden,omitempty"`
 	State            State      `json:"state"`
 	StateOrigin      string     `json:"state_origin"`
 	StateConfirmedAt *time.Time `json:"state_confirmed_at"`
@@ -139,11 +143,16 @@ func utc(t *time.Time) *time.Time {
 	return &u
 }
 
-// threadView renders a stored thread.
-func threadView(t *storage.Thread) *ThreadView {
+// threadView is t as every token reads it: a title that comes from a hidden opening
+// message withheld (§ 18). Exports use it: whoever reads one is no human on the pages.
+func threadView(t *storage.Thread) *ThreadView { return threadViewFor(t, nil) }
+
+// threadViewFor is t as reader reads it.
+func threadViewFor(t *storage.Thread, reader *Actor) *ThreadView {
 	return &ThreadView{
 		ID:               ThreadKey(t.ID),
-		Title:            t.Title,
+		Title:            ThreadTitleFor(t.Title, t.TitleHidden, reader),
+		TitleHidden:      t.TitleHidden,
 		State:            State(t.State),
 		StateOrigin:      t.StateOrigin,
 		StateConfirmedAt: utc(t.StateConfirmedAt),
@@ -156,6 +165,17 @@ func threadView(t *storage.Thread) *ThreadView {
 		UpdatedAt:        t.UpdatedAt.UTC(),
 		Room:             RoomKey(roomOf(t)),
 	}
+}
+
+// ThreadTitleFor is a thread's title as reader reads it: nil while it comes from a hidden
+// opening message (hidden) and reader is not a human signed in to the pages (§ 18: nothing
+// of a hidden message's text reaches a token, nor the public reader, by another road). Every
+// view of a thread's title is decided here.
+func ThreadTitleFor(title string, hidden bool, reader *Actor) *string {
+	if hidden && !reader.ReadsHidden() {
+		return nil
+	}
+	return &title
 }
 
 // roomOf is a thread's room; a thread not yet stored is in general.
@@ -198,12 +218,14 @@ func messageViewFor(m *storage.Message, reader *Actor) *MessageView {
 		v.Provenance = &Provenance{Model: m.ProvenanceModel, Client: m.ProvenanceClient}
 	}
 	if m.HiddenAt != nil {
-		v.Hidden = &HiddenView{At: m.HiddenAt.UTC()}
+		v.Hidden = &HiddenView{At: m.HiddenAt.UTC(), ReasonPublic: m.HiddenReasonPublic}
 		if m.HiddenBy != nil {
 			v.Hidden.By = *m.HiddenBy
 		}
-		if m.HiddenReason != nil {
-			v.Hidden.Reason = *m.HiddenReason
+		// The reason is for humans (§ 18); agents read it only when the hider said so.
+		if m.HiddenReason != nil && (m.HiddenReasonPublic || reader.ReadsHidden()) {
+			reason := *m.HiddenReason
+			v.Hidden.Reason = &reason
 		}
 		if !reader.ReadsHidden() {
 			v.Body, v.Provenance, v.Withheld = "", nil, true

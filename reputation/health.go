@@ -56,10 +56,17 @@ type Health struct {
 
 	OverturnedCount int
 	Overturned      []storage.OverturnedSeal // the latest HealthOverturnedListed
-	Waiting         []storage.WaitingThread  // the HealthWaitingListed waiting longest
+	Waiting         []WaitingThread          // the HealthWaitingListed waiting longest
 
 	Unit string   // of the chart's bars
 	Bars []Bucket // the proposals by when they were made, oldest first
+}
+
+// WaitingThread is a thread waiting, with its title as the reader reads it: nil while it
+// comes from a hidden opening message and the reader is no human signed in (§ 18).
+type WaitingThread struct {
+	storage.WaitingThread
+	ThreadTitle *string
 }
 
 // Durations are the median and the longest of some durations; zero when there are none.
@@ -105,6 +112,7 @@ func (s *Service) Health(ctx context.Context, a *protocol.Actor, period string) 
 	kinds, acts := stateActs()
 	var proposals []storage.StateEventFacts
 	var claims []storage.ClaimFacts
+	var waiting []storage.WaitingThread
 	err := s.db.Snapshot(ctx, func(ctx context.Context, r *storage.Forum) error {
 		var err error
 		if proposals, err = r.RecordProposals(ctx, scope, kinds, acts, protocol.LockLabelPrefix); err != nil {
@@ -116,11 +124,14 @@ func (s *Service) Health(ctx context.Context, a *protocol.Actor, period string) 
 		if h.OverturnedCount, h.Overturned, err = r.SealsOverturned(ctx, scope, HealthOverturnedListed); err != nil {
 			return err
 		}
-		h.Waiting, err = r.ThreadsWaitingLongest(ctx, scope, HealthWaitingListed)
+		waiting, err = r.ThreadsWaitingLongest(ctx, scope, HealthWaitingListed)
 		return err
 	})
 	if err != nil {
 		return nil, fault(err)
+	}
+	for _, w := range waiting {
+		h.Waiting = append(h.Waiting, WaitingThread{WaitingThread: w, ThreadTitle: protocol.ThreadTitleFor(w.Title, w.TitleHidden, a)})
 	}
 	for _, c := range claims {
 		h.Claims.add(protocol.Certainty(protocol.ClaimState(c.State), protocol.Expired(c.ValidUntil, now)))

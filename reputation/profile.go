@@ -16,10 +16,18 @@ import (
 type Profile struct {
 	*Identity
 	Tokens    []storage.Token // only for administrators; nil otherwise
-	Messages  []storage.RecentMessage
+	Messages  []RecentMessage
 	Claims    []storage.RecentClaim
 	Stances   []storage.RecentStance
 	Corrected []CorrectedProposal
+}
+
+// RecentMessage is one of the identity's latest messages, with its thread's title as the
+// reader reads it: nil while it comes from a hidden opening message and the reader is no
+// human signed in (§ 18).
+type RecentMessage struct {
+	storage.RecentMessage
+	ThreadTitle *string
 }
 
 // CorrectedProposal is a state the identity proposed that someone set otherwise.
@@ -61,9 +69,10 @@ func (s *Service) Profile(ctx context.Context, a *protocol.Actor, id string, wit
 		entry = &Entry{Identity: id, Record: emptyRecord()}
 	}
 	p := &Profile{Identity: s.view(entry)}
+	var messages []storage.RecentMessage
 	err = s.db.Snapshot(ctx, func(ctx context.Context, f *storage.Forum) error {
 		var err error
-		if p.Messages, err = f.RecentMessages(ctx, scope, ProfileRecent); err != nil {
+		if messages, err = f.RecentMessages(ctx, scope, ProfileRecent); err != nil {
 			return err
 		}
 		if p.Claims, err = f.RecentClaims(ctx, scope, ProfileRecent); err != nil {
@@ -75,11 +84,15 @@ func (s *Service) Profile(ctx context.Context, a *protocol.Actor, id string, wit
 	if err != nil {
 		return nil, fault(err)
 	}
+	for _, m := range messages {
+		p.Messages = append(p.Messages, RecentMessage{RecentMessage: m, ThreadTitle: protocol.ThreadTitleFor(m.Title, m.TitleHidden, a)})
+	}
 	for _, pr := range facts.Proposals {
 		if ProposalFate(pr) == FateCorrected {
+			judged, by, byID := judgement(pr)
 			p.Corrected = append(p.Corrected, CorrectedProposal{
-				Thread: protocol.ThreadKey(pr.ThreadID), Proposed: pr.ToState, Judged: *pr.NextToState,
-				By: *pr.NextLabel, ByID: deref(pr.NextIdentity), facts: pr,
+				Thread: protocol.ThreadKey(pr.ThreadID), Proposed: pr.ToState, Judged: judged,
+				By: by, ByID: byID, facts: pr,
 			})
 		}
 	}

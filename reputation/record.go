@@ -207,14 +207,18 @@ const (
 )
 
 // ProposalFate judges a proposal by the next event of its thread that set or confirmed the
-// state: nothing yet, or another model's proposal, leaves it open; a confirm confirms it; a
-// lock holder's or a human's state confirms it when it is the same state or one further along
-// open → answered → decided → closed, and corrects it otherwise.
+// state: nothing yet, or another model's proposal, leaves it open; a confirm confirms it,
+// unless its confirmer took it back (undone); a lock holder's or a human's state confirms it
+// when it is the same state or one further along open → answered → decided → closed, and
+// corrects it otherwise.
 func ProposalFate(p storage.StateEventFacts) Fate {
 	if p.NextID == nil {
 		return FateOpen
 	}
 	if *p.NextAct == actConfirm {
+		if undone(p) {
+			return FateCorrected
+		}
 		return FateConfirmed
 	}
 	if *p.NextOrigin == protocol.OriginLLM && !strings.HasPrefix(*p.NextLabel, protocol.LockLabelPrefix) {
@@ -224,6 +228,26 @@ func ProposalFate(p storage.StateEventFacts) Fate {
 		return FateConfirmed
 	}
 	return FateCorrected
+}
+
+// undone reports whether a proposal's confirm was taken back by whoever confirmed it: the
+// thread's next change of state after the confirm is that human's own re-mark to a state that
+// does not uphold the proposal — the queue's Undo (a re-mark back), or the same correction made
+// later. The proposal then counts as corrected, not confirmed: the human's last word on it was
+// another state.
+func undone(p storage.StateEventFacts) bool {
+	return p.NextAct != nil && *p.NextAct == actConfirm && p.AfterConfirmAct != nil && *p.AfterConfirmAct == actMark &&
+		p.AfterConfirmIdentity != nil && p.NextIdentity != nil && *p.AfterConfirmIdentity == *p.NextIdentity &&
+		!Upholds(p.ToState, *p.AfterConfirmToState)
+}
+
+// judgement is the state a corrected proposal was given instead, and who gave it (their
+// event label and identity): the next state event's, or for a confirm taken back the re-mark's.
+func judgement(p storage.StateEventFacts) (state, label, identity string) {
+	if undone(p) {
+		return *p.AfterConfirmToState, deref(p.AfterConfirmLabel), *p.AfterConfirmIdentity
+	}
+	return deref(p.NextToState), deref(p.NextLabel), deref(p.NextIdentity)
 }
 
 // Upholds reports whether a confirmed state judged upholds a proposed one: the same state,

@@ -24,7 +24,8 @@ import (
 // rights and by a human, many of them refused — and then checks every identity's record
 // against a model computed from the thread's events alone (and, for messages, the accepted
 // sends): who asserted which claim, who attested, refuted or verified it, the state each
-// claim ended in, and each proposal's fate by the next state event of its thread. It checks
+// claim ended in, and each proposal's fate by the next state event of its thread (and, after
+// a confirm, by whether its confirmer took it back with a mark of their own). It checks
 // twice: now, and two hours later, when the claims with a valid_until have expired. Both
 // databases; the model shares no code with the package beyond protocol's vocabulary.
 func TestRecordModel(t *testing.T) {
@@ -202,9 +203,12 @@ func (h *history) model(later time.Duration) map[string]*reputation.Record {
 	type stance struct{ by, kind, claim string }
 	claims := map[string]*claim{}
 	var stances []stance
-	// The proposals of each thread still waiting for their fate, by thread.
-	type proposal struct{ by, to string }
+	// The proposals of each thread still waiting for their fate, by thread; and those
+	// confirmed, until the thread's next change of state says whether the confirmer took the
+	// confirm back (a mark of their own to a state that does not uphold the proposal).
+	type proposal struct{ by, to, confirmer string }
 	pending := map[string]*proposal{}
+	confirmed := map[string]*proposal{}
 	stateAct := map[string]bool{"confirm": true, "mark": true}
 	for _, k := range protocol.Kinds {
 		stateAct[string(k.Kind)] = true
@@ -226,14 +230,26 @@ func (h *history) model(later time.Duration) map[string]*reputation.Record {
 			continue
 		}
 		isProposal := ev.Origin == "llm" && ev.Act != "confirm" && !strings.HasPrefix(ev.Label, "KI · ")
+		upholds := func(p *proposal) bool {
+			return string(ev.To) == p.to || (mainRank[p.to] > 0 && mainRank[string(ev.To)] > mainRank[p.to])
+		}
+		if p := confirmed[ev.Thread]; p != nil {
+			delete(confirmed, ev.Thread)
+			if ev.Act == "mark" && ev.Actor.Identity == p.confirmer && !upholds(p) {
+				rec(p.by).Proposals.Corrected++ // the confirmer took the confirm back
+			} else {
+				rec(p.by).Proposals.Confirmed++
+			}
+		}
 		if p := pending[ev.Thread]; p != nil {
 			delete(pending, ev.Thread)
 			switch {
 			case ev.Act == "confirm":
-				rec(p.by).Proposals.Confirmed++
+				p.confirmer = ev.Actor.Identity
+				confirmed[ev.Thread] = p
 			case isProposal:
 				rec(p.by).Proposals.Open++ // overtaken before anyone judged
-			case string(ev.To) == p.to || (mainRank[p.to] > 0 && mainRank[string(ev.To)] > mainRank[p.to]):
+			case upholds(p):
 				rec(p.by).Proposals.Confirmed++
 			default:
 				rec(p.by).Proposals.Corrected++
@@ -245,6 +261,9 @@ func (h *history) model(later time.Duration) map[string]*reputation.Record {
 	}
 	for _, p := range pending {
 		rec(p.by).Proposals.Open++
+	}
+	for _, p := range confirmed {
+		rec(p.by).Proposals.Confirmed++
 	}
 	for id, c := range claims {
 		r := rec(c.asserter)

@@ -188,7 +188,7 @@ func (s *Service) ListIdentities(ctx context.Context, a *protocol.Actor, raw []b
 	}
 	after := ""
 	if cursor != "" {
-		if after, err = s.decodeAfter(order, cursor); err != nil {
+		if after, err = s.decodeAfter(a, order, cursor); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +229,7 @@ func (s *Service) Ranked(ctx context.Context, a *protocol.Actor, order, after st
 	}
 	res.Identities = append(res.Identities, page...)
 	if res.More {
-		c, err := s.encodeAfter(order, page[len(page)-1].Identity)
+		c, err := s.encodeAfter(a, order, page[len(page)-1].Identity)
 		if err != nil {
 			return nil, err
 		}
@@ -320,20 +320,26 @@ func fault(err error) error {
 }
 
 // A cursor of GET /v1/identities names the order and the last identity of the page, signed
-// with the forum's cursor key as every cursor is (protocol.Service.SignCursor).
+// with the forum's cursor key as every cursor is, for the ranking as its reader reads it
+// (protocol.Service.SignCursor): what a caller may read decides what is counted.
 type cursorData struct {
 	Order string `json:"o"`
 	After string `json:"a"`
 }
 
-func (s *Service) encodeAfter(order, identity string) (string, error) {
-	b, _ := json.Marshal(cursorData{Order: order, After: identity})
-	return s.svc.SignCursor(b)
+// rankingList is the ranking in order as a reads it.
+func rankingList(a *protocol.Actor, order string) protocol.CursorList {
+	return protocol.ListOf(a, "identities", "order", order)
 }
 
-func (s *Service) decodeAfter(order, cursor string) (string, error) {
+func (s *Service) encodeAfter(a *protocol.Actor, order, identity string) (string, error) {
+	b, _ := json.Marshal(cursorData{Order: order, After: identity})
+	return s.svc.SignCursor(rankingList(a, order), b)
+}
+
+func (s *Service) decodeAfter(a *protocol.Actor, order, cursor string) (string, error) {
 	bad := protocol.Refuse(protocol.ReasonInvalidBody, "field cursor is not a cursor this server gave for order=%s", order)
-	raw, refusal := s.svc.OpenCursor(cursor, bad)
+	raw, refusal := s.svc.OpenCursor(rankingList(a, order), "cursor", cursor, bad)
 	if refusal != nil {
 		return "", refusal
 	}

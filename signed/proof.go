@@ -95,6 +95,27 @@ func (s *Signer) Prove(doc []byte, created time.Time) (*Proof, error) {
 	return opts, nil
 }
 
+// ProveDigest signs a document known by its digest alone — the SHA-256 of its JCS form, of a
+// document without @context written as a stream (jsonstream) — and answers its proof: the
+// same proof Prove makes of the whole document.
+func (s *Signer) ProveDigest(docHash []byte, created time.Time) (*Proof, error) {
+	if len(docHash) != sha256.Size {
+		return nil, fmt.Errorf("a document's digest has %d bytes, not %d", len(docHash), sha256.Size)
+	}
+	opts := s.ProofOptions(created)
+	rawOpts, err := json.Marshal(opts)
+	if err != nil {
+		return nil, err
+	}
+	canonOpts, err := jcs.Transform(rawOpts)
+	if err != nil {
+		return nil, err
+	}
+	optsHash := sha256.Sum256(canonOpts)
+	opts.ProofValue = "z" + base58.Encode(ed25519.Sign(s.key, append(optsHash[:], docHash...)))
+	return opts, nil
+}
+
 // Sign answers doc (a JSON object without proof) with its proof added, in canonical (JCS)
 // form: the one function the server calls to sign a binding, an export or a line.
 func (s *Signer) Sign(doc []byte, created time.Time) ([]byte, error) {

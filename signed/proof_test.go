@@ -1,9 +1,12 @@
 package signed_test
 
 import (
+	"bytes"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -219,5 +222,39 @@ func TestDIDKey(t *testing.T) {
 	identity[0] = 1
 	if _, err := signed.ParseDIDKey(signed.DIDKey(identity)); err == nil || !strings.Contains(err.Error(), "small order") {
 		t.Errorf("identity did:key: %v", err)
+	}
+}
+
+// A proof of a document's digest is the proof of the document: the same bytes signed, and it
+// holds when the document carries it.
+func TestProveDigestIsProveOfTheDocument(t *testing.T) {
+	signer := signed.NewSigner(ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, 32)))
+	doc := []byte(`{"z":[1,2,{"b":"é\u2028","a":null}],"a":"x"}`)
+	created := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	whole, err := signer.Prove(doc, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canon, err := signed.Canonical(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(canon)
+	streamed, err := signer.ProveDigest(sum[:], created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(streamed, whole) {
+		t.Errorf("the digest's proof %+v differs from the document's %+v", streamed, whole)
+	}
+	secured, err := signed.WithProof(doc, streamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := signed.Verify(secured); err != nil {
+		t.Errorf("the digest's proof does not hold on the document: %v", err)
+	}
+	if _, err := signer.ProveDigest(sum[:31], created); err == nil {
+		t.Error("a digest of 31 bytes was signed")
 	}
 }

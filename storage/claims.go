@@ -39,6 +39,11 @@ type Claim struct {
 	OriginRealm  *string `bun:"origin_realm"`
 	OriginClaim  *string `bun:"origin_claim"`
 	OriginThread *string `bun:"origin_thread"`
+	// OriginImportedAt is when the import that brought the claim here ran (its own
+	// created_at is kept as it came), and OriginVia the realm whose export brought it: only
+	// that realm's export and the claim's own realm's may change it later.
+	OriginImportedAt *time.Time `bun:"origin_imported_at"`
+	OriginVia        *string    `bun:"origin_via"`
 }
 
 // Stance kinds as stored.
@@ -125,8 +130,13 @@ func (f *Forum) ClaimsOf(ctx context.Context, threadIDs ...int64) ([]Claim, erro
 		q = q.Where("thread_id IN (?)", bun.In(threadIDs))
 	}
 	q = f.scope.onThreads(q, "thread_id")
-	err := q.Scan(ctx)
-	return out, translate(err)
+	if err := q.Scan(ctx); err != nil {
+		return nil, translate(err)
+	}
+	if f.asOf != nil {
+		return f.claimsAsOf(ctx, out)
+	}
+	return out, nil
 }
 
 // StancesOf reads the stances on the given claims, oldest first, each signed one with its
@@ -136,10 +146,17 @@ func (f *Forum) StancesOf(ctx context.Context, claimIDs []int64) ([]Stance, erro
 	if len(claimIDs) == 0 {
 		return out, nil
 	}
-	err := f.q.NewSelect().Model(&out).
+	q := f.q.NewSelect().Model(&out).
 		ColumnExpr("stance.*").ColumnExpr("signing_key.public_key AS signature_public_key").
 		Join("LEFT JOIN signing_keys AS signing_key ON signing_key.id = stance.signature_key_id").
-		Where("stance.claim_id IN (?)", bun.In(claimIDs)).Order("stance.id").Scan(ctx)
+		Where("stance.claim_id IN (?)", bun.In(claimIDs)).Order("stance.id")
+	if f.asOf != nil {
+		var err error
+		if q, err = f.stancesAsOf(ctx, q, "stance.id"); err != nil {
+			return nil, err
+		}
+	}
+	err := q.Scan(ctx)
 	return out, translate(err)
 }
 

@@ -15,9 +15,17 @@ func (f *Forum) RefutedClaimsOf(ctx context.Context, threadIDs ...int64) ([]int6
 		claims = claims.Where("thread_id IN (?)", bun.In(threadIDs))
 	}
 	claims = f.scope.onThreads(claims, "thread_id")
+	stances := f.q.NewSelect().Model((*Stance)(nil)).ColumnExpr("DISTINCT claim_id").
+		Where("kind = ?", StanceRefute)
+	if f.asOf != nil {
+		var err error
+		if stances, err = f.stancesAsOf(ctx, stances, "id"); err != nil {
+			return nil, err
+		}
+		claims = f.claimIDsAsOf(claims)
+	}
 	var out []int64
-	err := f.q.NewSelect().Model((*Stance)(nil)).ColumnExpr("DISTINCT claim_id").
-		Where("kind = ?", StanceRefute).Where("claim_id IN (?)", claims).Scan(ctx, &out)
+	err := stances.Where("claim_id IN (?)", claims).Scan(ctx, &out)
 	return out, translate(err)
 }
 

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/uptrace/bun"
 )
@@ -96,5 +97,65 @@ func (f *Forum) SupersededAmong(ctx context.Context, ids []int64) (map[int64][]i
 	for _, c := range rows {
 		out[*c.SupersededBy] = append(out[*c.SupersededBy], c.ID)
 	}
+	return out, translate(err)
+}
+
+// AnchorsAfter reads the messages the claims within f's scope (of one thread when p.Thread is
+// set) are anchored in, by id: the message nodes of the claim graph.
+func (f *Forum) AnchorsAfter(ctx context.Context, p DatasetPage) ([]Message, error) {
+	out := []Message{}
+	anchors := f.q.NewSelect().Model((*Claim)(nil)).Column("anchor_id")
+	if p.Thread != 0 {
+		anchors = anchors.Where("thread_id = ?", p.Thread)
+	}
+	anchors = f.scope.onThreads(anchors, "thread_id")
+	err := f.q.NewSelect().Model(&out).Where("id > ?", p.After).Where("id IN (?)", anchors).
+		OrderExpr("id").Limit(int64(p.Limit)).Scan(ctx)
+	return out, translate(err)
+}
+
+// ClaimLinksOf reads the claims of the threads with their id, thread and superseded_by only,
+// by id, within f's scope: what labelling them (grounded semantics) needs beside their
+// refutations, a few bytes a claim.
+func (f *Forum) ClaimLinksOf(ctx context.Context, threadIDs ...int64) ([]Claim, error) {
+	out := []Claim{}
+	if len(threadIDs) == 0 {
+		return out, nil
+	}
+	q := f.q.NewSelect().Model(&out).Column("id", "thread_id", "superseded_by").
+		Where("thread_id IN (?)", bun.In(threadIDs)).Order("id")
+	err := f.scope.onThreads(q, "thread_id").Scan(ctx)
+	return out, translate(err)
+}
+
+// StanceDocument is a signed stance's document (§ 14), named by the stance's kind and id.
+type StanceDocument struct {
+	ID    int64  `bun:"id"`
+	Kind  string `bun:"kind"`
+	Proof string `bun:"proof"`
+}
+
+// StanceDocumentsAfter reads the documents of the signed stances on the claims within f's
+// scope (of one thread when p.Thread is set) in the order of their keys' text — att_1, att_10,
+// att_2, …, ref_…, ver_… — as a JSON object's members stand in canonical form (RFC 8785):
+// kind first (attest, refute, verify order as their keys' prefixes do), then the id as
+// decimal text, compared byte by byte. after is the last document read (nil: from the first).
+func (f *Forum) StanceDocumentsAfter(ctx context.Context, p DatasetPage, after *StanceDocument) ([]StanceDocument, error) {
+	out := []StanceDocument{}
+	idText := "CAST(stance.id AS TEXT)"
+	if f.db.kind == Postgres {
+		idText += ` COLLATE "C"`
+	}
+	q := f.q.NewSelect().Model((*Stance)(nil)).Column("stance.id", "stance.kind", "stance.proof").
+		Join("JOIN claims AS sc ON sc.id = stance.claim_id").
+		Where("stance.proof IS NOT NULL").
+		OrderExpr("stance.kind").OrderExpr(idText).Limit(int64(p.Limit))
+	if after != nil {
+		q = q.Where("(stance.kind > ? OR (stance.kind = ? AND "+idText+" > ?))", after.Kind, after.Kind, strconv.FormatInt(after.ID, 10))
+	}
+	if p.Thread != 0 {
+		q = q.Where("sc.thread_id = ?", p.Thread)
+	}
+	err := f.scope.onThreads(q, "sc.thread_id").Scan(ctx, &out)
 	return out, translate(err)
 }

@@ -23,6 +23,9 @@ type Forum struct {
 	// scope is who may see what (rooms.go): every read of a thread, a message or a claim
 	// and every list through this Forum keeps to it. The zero value holds everything.
 	scope Scope
+	// asOf, when set, is the point of the record the reads of claims, stances and messages
+	// answer as of (asof.go).
+	asOf *asOf
 }
 
 // In makes every query of f keep to the scope s (PROTOCOL.md § 16): a thread, message or
@@ -225,10 +228,18 @@ func (f *Forum) messageInAnyRoom(ctx context.Context, id int64) (*Message, error
 	return m, err
 }
 
-// SetMessageHidden writes whether m is hidden, and by whom, why and since when
-// (PROTOCOL.md § 18): the three columns as m has them; nothing else of the message changes.
+// SetMessageHidden writes whether m is hidden, and by whom, why, whether the reason is
+// public and since when (PROTOCOL.md § 18): those columns as m has them; nothing else of the
+// message changes.
 func (f *Forum) SetMessageHidden(ctx context.Context, m *Message) error {
-	_, err := f.q.NewUpdate().Model(m).Column("hidden_at", "hidden_by", "hidden_reason").WherePK().Exec(ctx)
+	_, err := f.q.NewUpdate().Model(m).Column("hidden_at", "hidden_by", "hidden_reason", "hidden_reason_public").WherePK().Exec(ctx)
+	return translate(err)
+}
+
+// SetThreadTitleHidden writes whether t's title is hidden, as t has it (PROTOCOL.md § 18);
+// nothing else of the thread changes, not even its last activity.
+func (f *Forum) SetThreadTitleHidden(ctx context.Context, t *Thread) error {
+	_, err := f.q.NewUpdate().Model(t).Column("title_hidden").WherePK().Exec(ctx)
 	return translate(err)
 }
 
@@ -242,10 +253,18 @@ func (f *Forum) MessagesByID(ctx context.Context, ids []int64) ([]Message, error
 	return out, translate(err)
 }
 
-// Messages reads a thread's messages in order of creation.
+// Messages reads a thread's messages in order of creation (as of f's point, AsOf, those it
+// held).
 func (f *Forum) Messages(ctx context.Context, threadID int64) ([]Message, error) {
 	var out []Message
-	err := f.q.NewSelect().Model(&out).Where("thread_id = ?", threadID).Order("id").Scan(ctx)
+	q := f.q.NewSelect().Model(&out).Where("thread_id = ?", threadID).Order("id")
+	if f.asOf != nil {
+		var err error
+		if q, err = f.messagesAsOf(ctx, q, "id"); err != nil {
+			return nil, err
+		}
+	}
+	err := q.Scan(ctx)
 	return out, translate(err)
 }
 

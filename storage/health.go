@@ -71,10 +71,12 @@ func (f *Forum) SealsOverturned(ctx context.Context, s RecordScope, limit int) (
 	return int(n), out, translate(err)
 }
 
-// WaitingThread is a thread that waits for someone, with since when.
+// WaitingThread is a thread that waits for someone, with since when. TitleHidden: its
+// opening message, whose first line the title is, is hidden (§ 18).
 type WaitingThread struct {
 	ID               int64      `bun:"id"`
 	Title            string     `bun:"title"`
+	TitleHidden      bool       `bun:"title_hidden"`
 	State            string     `bun:"state"`
 	StateConfirmedAt *time.Time `bun:"state_confirmed_at"`
 	AwaitingMode     string     `bun:"awaiting_mode"`
@@ -88,7 +90,7 @@ type WaitingThread struct {
 func (f *Forum) ThreadsWaitingLongest(ctx context.Context, s RecordScope, limit int) ([]WaitingThread, error) {
 	var out []WaitingThread
 	q := f.q.NewSelect().TableExpr("threads AS t").
-		ColumnExpr("t.id, t.title, t.state, t.state_confirmed_at, t.awaiting_mode, t.awaiting_identity, t.updated_at").
+		ColumnExpr("t.id, t.title, t.title_hidden, t.state, t.state_confirmed_at, t.awaiting_mode, t.awaiting_identity, t.updated_at").
 		Where("(t.state_confirmed_at IS NULL OR t.inbox_to IS NOT NULL)").
 		OrderExpr("t.updated_at, t.id").Limit(int64(limit))
 	if s.Threads != nil {

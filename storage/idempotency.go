@@ -25,6 +25,10 @@ type IdempotencyKey struct {
 	Fresh     bool      `bun:"fresh,notnull"`
 	Body      string    `bun:"body,notnull"` // the answer, JSON
 	CreatedAt time.Time `bun:"created_at,notnull"`
+	// Caller is what the writer could do, in the operation layer's words (its rights and the
+	// rooms its token reaches): a replay answers only a caller who could do as much. "" for
+	// keys written before it was kept.
+	Caller string `bun:"caller,notnull"`
 }
 
 // IdempotencyKey reads the write identity made with key; ErrNotFound when there is none.
@@ -47,7 +51,7 @@ func (f *Forum) KeepIdempotencyKey(ctx context.Context, k *IdempotencyKey) (bool
 	switch {
 	case f.prepared():
 		rows, err = f.tx.QueryContext(ctx, pgKeepKey, f.db.preparedMode,
-			k.Identity, k.Key, k.Operation, k.InputSHA256, k.Fresh, k.Body, k.CreatedAt)
+			k.Identity, k.Key, k.Operation, k.InputSHA256, k.Fresh, k.Body, k.CreatedAt, k.Caller)
 	case f.sqliteHot():
 		m := f.db.sqliteModelOf(k)
 		if args, ok := sqliteArgs(k, m.columns); ok {
@@ -81,8 +85,8 @@ func (f *Forum) KeepIdempotencyKey(ctx context.Context, k *IdempotencyKey) (bool
 
 // The insert of KeepIdempotencyKey on the hot paths, prepared (reply_pg.go, hotpath_sqlite.go).
 var (
-	pgKeepKey = `INSERT INTO idempotency_keys (identity, key, operation, input_sha256, fresh, body, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (identity, key) DO NOTHING RETURNING id`
+	pgKeepKey = `INSERT INTO idempotency_keys (identity, key, operation, input_sha256, fresh, body, created_at, caller)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (identity, key) DO NOTHING RETURNING id`
 	sqliteKeepKeyConflict = ` ON CONFLICT ("identity", "key") DO NOTHING RETURNING "id"`
 )
 

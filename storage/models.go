@@ -80,8 +80,11 @@ const InboxAny = "*"
 type Thread struct {
 	bun.BaseModel `bun:"table:threads"`
 
-	ID               int64      `bun:"id,pk,autoincrement"`
-	Title            string     `bun:"title,notnull"`
+	ID    int64  `bun:"id,pk,autoincrement"`
+	Title string `bun:"title,notnull"`
+	// TitleHidden is set while the message the title comes from, the thread's opening
+	// message, is hidden (PROTOCOL.md § 18): no token reads the title then.
+	TitleHidden      bool       `bun:"title_hidden,notnull"`
 	State            string     `bun:"state,notnull"`
 	StateOrigin      string     `bun:"state_origin,notnull"`
 	StateConfirmedAt *time.Time `bun:"state_confirmed_at"`
@@ -136,10 +139,12 @@ type Message struct {
 
 	// HiddenAt, HiddenBy (the display label of who hid it) and HiddenReason are set while a
 	// human or a moderator has withdrawn the message from the agents' view (PROTOCOL.md § 18);
-	// all three are NULL while it is visible.
-	HiddenAt     *time.Time `bun:"hidden_at"`
-	HiddenBy     *string    `bun:"hidden_by"`
-	HiddenReason *string    `bun:"hidden_reason"`
+	// all three are NULL while it is visible. HiddenReasonPublic says that the hider let the
+	// agents read the reason too; a reason is for humans otherwise.
+	HiddenAt           *time.Time `bun:"hidden_at"`
+	HiddenBy           *string    `bun:"hidden_by"`
+	HiddenReason       *string    `bun:"hidden_reason"`
+	HiddenReasonPublic bool       `bun:"hidden_reason_public,notnull"`
 
 	AwaitingMode      string `bun:"awaiting_mode,notnull"`
 	AwaitingIdentity  string `bun:"awaiting_identity,notnull"`

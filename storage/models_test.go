@@ -194,7 +194,7 @@ func TestModelsRoundTrip(t *testing.T) {
 		t.Run("Thread", func(t *testing.T) {
 			roundTrip(t, db, model[storage.Thread]{
 				full: func() *storage.Thread {
-					return &storage.Thread{Title: "Is the cache coherent?", State: "open", StateOrigin: "auto",
+					return &storage.Thread{Title: "Is the cache coherent?", TitleHidden: true, State: "open", StateOrigin: "auto",
 						StateConfirmedAt: ptr(at(1)), ConfirmedState: "open", StateEventID: ptr(firstEvent.ID),
 						Creator: "ainotes:alpha", CreatorExtension: "ext", RootMessageID: ptr(roots[0].ID),
 						LastMessageID: ptr(roots[1].ID), MessageCount: 2,
@@ -204,6 +204,7 @@ func TestModelsRoundTrip(t *testing.T) {
 				},
 				update: func(th *storage.Thread) {
 					th.Title, th.State, th.StateOrigin, th.ConfirmedState = "Retitled", "answered", "human", "answered"
+					th.TitleHidden = false
 					th.StateConfirmedAt, th.StateEventID = nil, nil
 					th.Creator, th.CreatorExtension = "ainotes:gamma", ""
 					th.RootMessageID, th.LastMessageID, th.MessageCount = ptr(roots[1].ID), nil, 7
@@ -225,7 +226,7 @@ func TestModelsRoundTrip(t *testing.T) {
 						ProvenanceClient: ptr("client-y"), CreatedAt: at(1),
 						AwaitingMode: storage.AwaitingTo, AwaitingIdentity: "ainotes:alpha", AwaitingExtension: "x",
 						AwaitingSetBy: ptr(roots[0].ID), HiddenAt: ptr(at(3)), HiddenBy: ptr("human:ada"),
-						HiddenReason: ptr("an injected instruction")}
+						HiddenReason: ptr("an injected instruction"), HiddenReasonPublic: true}
 				},
 				update: func(m *storage.Message) {
 					m.ThreadID, m.ParentID, m.Depth, m.AskID = threads[1].ID, ptr(roots[1].ID), 2, nil
@@ -233,7 +234,7 @@ func TestModelsRoundTrip(t *testing.T) {
 					m.Body, m.ProvenanceModel, m.ProvenanceClient, m.CreatedAt = "edited", nil, ptr("client-z"), at(2)
 					m.AwaitingMode, m.AwaitingIdentity, m.AwaitingExtension = storage.AwaitingNone, "", ""
 					m.AwaitingSetBy = nil
-					m.HiddenAt, m.HiddenBy, m.HiddenReason = nil, nil, nil
+					m.HiddenAt, m.HiddenBy, m.HiddenReason, m.HiddenReasonPublic = nil, nil, nil, false
 				},
 				sparse: func() *storage.Message { return sparseMessage(threads[0].ID) },
 				key:    func(m *storage.Message) *storage.Message { return &storage.Message{ID: m.ID} },

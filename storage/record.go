@@ -125,6 +125,12 @@ type StateEventFacts struct {
 	NextIdentity *string    `bun:"next_identity"`
 	NextConfirm  *int64     `bun:"next_confirms"`
 	NextAt       *time.Time `bun:"next_at"`
+	// AfterConfirm… is the state event after the next when the next is a confirm: whether its
+	// confirmer took the confirm back (the queue's Undo is a mark). All nil otherwise.
+	AfterConfirmAct      *string `bun:"after_confirm_act"`
+	AfterConfirmToState  *string `bun:"after_confirm_to_state"`
+	AfterConfirmIdentity *string `bun:"after_confirm_identity"`
+	AfterConfirmLabel    *string `bun:"after_confirm_label"`
 }
 
 // RecordProposals reads the proposals in scope. stateActs are the acts that set or confirm a
@@ -135,12 +141,18 @@ func (f *Forum) RecordProposals(ctx context.Context, s RecordScope, kinds, state
 	next := f.q.NewSelect().TableExpr("events AS e").ColumnExpr("MIN(e.id)").
 		Where("e.thread_id = p.thread_id").Where("e.subject = p.subject").Where("e.id > p.id").
 		Where("e.act IN (?)", bun.In(stateActs))
+	afterConfirm := f.q.NewSelect().TableExpr("events AS e").ColumnExpr("MIN(e.id)").
+		Where("e.thread_id = n.thread_id").Where("e.subject = n.subject").Where("e.id > n.id").
+		Where("e.act IN (?)", bun.In(stateActs))
 	q := f.q.NewSelect().TableExpr("events AS p").
 		Join("LEFT JOIN events AS n ON n.id = (?)", next).
+		Join("LEFT JOIN events AS u ON n.act = ? AND u.id = (?)", "confirm", afterConfirm).
 		ColumnExpr("p.id, p.thread_id, p.actor_identity AS identity, p.to_state, p.at, n.at AS next_at").
 		ColumnExpr("n.id AS next_id, n.act AS next_act, n.to_state AS next_to_state").
 		ColumnExpr("n.origin AS next_origin, n.label AS next_label, n.confirms_event_id AS next_confirms").
 		ColumnExpr("n.actor_identity AS next_identity").
+		ColumnExpr("u.act AS after_confirm_act, u.to_state AS after_confirm_to_state").
+		ColumnExpr("u.actor_identity AS after_confirm_identity, u.label AS after_confirm_label").
 		Where("p.origin = ?", "llm").
 		Where("p.subject LIKE ?", "th%").
 		Where("p.from_state IS NOT NULL").
@@ -172,14 +184,16 @@ func (f *Forum) RecordActs(ctx context.Context, s RecordScope) ([]ActFacts, erro
 // What a profile page lists beside the counts: an identity's latest messages, claims and
 // stances, newest first, each with what a link to it needs.
 
-// RecentMessage is one message with its thread's title.
+// RecentMessage is one message with its thread's title, and whether that title is hidden
+// (§ 18: its thread's opening message is).
 type RecentMessage struct {
-	ID        int64     `bun:"id"`
-	ThreadID  int64     `bun:"thread_id"`
-	Title     string    `bun:"title"`
-	Kind      string    `bun:"kind"`
-	Body      string    `bun:"body"`
-	CreatedAt time.Time `bun:"created_at"`
+	ID          int64     `bun:"id"`
+	ThreadID    int64     `bun:"thread_id"`
+	Title       string    `bun:"title"`
+	TitleHidden bool      `bun:"title_hidden"`
+	Kind        string    `bun:"kind"`
+	Body        string    `bun:"body"`
+	CreatedAt   time.Time `bun:"created_at"`
 }
 
 // RecentMessages reads the identity's latest messages in scope. A hidden message (§ 18) is
@@ -188,7 +202,7 @@ type RecentMessage struct {
 func (f *Forum) RecentMessages(ctx context.Context, s RecordScope, limit int) ([]RecentMessage, error) {
 	var out []RecentMessage
 	q := f.q.NewSelect().TableExpr("messages AS m").Join("JOIN threads AS t ON t.id = m.thread_id").
-		ColumnExpr("m.id, m.thread_id, t.title, m.kind, m.body, m.created_at").
+		ColumnExpr("m.id, m.thread_id, t.title, t.title_hidden, m.kind, m.body, m.created_at").
 		Where("m.hidden_at IS NULL").
 		OrderExpr("m.id DESC").Limit(int64(limit))
 	err := s.apply(q, "m.identity", "m.thread_id").Scan(ctx, &out)

@@ -34,12 +34,14 @@ type SearchPosition struct {
 	ID    int64
 }
 
-// SearchHit is a message found, with its thread's title and state and its score.
+// SearchHit is a message found, with its thread's title (and whether it is hidden, § 18)
+// and state and its score.
 type SearchHit struct {
-	Message     Message `bun:"embed:m_"`
-	ThreadTitle string  `bun:"t_title"`
-	ThreadState string  `bun:"t_state"`
-	Score       float64 `bun:"score"`
+	Message           Message `bun:"embed:m_"`
+	ThreadTitle       string  `bun:"t_title"`
+	ThreadTitleHidden bool    `bun:"t_title_hidden"`
+	ThreadState       string  `bun:"t_state"`
+	Score             float64 `bun:"score"`
 }
 
 // Position is where the hit stands in the order of its search.
@@ -103,7 +105,7 @@ func (f *Forum) Search(ctx context.Context, q SearchQuery) ([]SearchHit, error) 
 	args = append(args, q.Limit)
 	// The threads are joined to the page alone: joined to every match, a planner that
 	// expects many matches would read every thread.
-	query := `SELECT p.*, t.title AS t_title, t.state AS t_state FROM (` + page + `) AS p
+	query := `SELECT p.*, t.title AS t_title, t.title_hidden AS t_title_hidden, t.state AS t_state FROM (` + page + `) AS p
 		JOIN threads AS t ON t.id = p.m_thread_id ORDER BY p.score DESC, p.m_id DESC`
 	var hits []SearchHit
 	err = f.q.NewRaw(query, args...).Scan(ctx, &hits)

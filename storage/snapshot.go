@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"time"
 
 	"github.com/uptrace/bun"
 )
@@ -20,8 +21,8 @@ import (
 // others see, and writers go on beside it.
 func (db *DB) Snapshot(ctx context.Context, fn func(ctx context.Context, f *Forum) error) error {
 	if db.kind == Postgres {
-		return translate(db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
-			func(ctx context.Context, tx bun.Tx) error { return fn(ctx, &Forum{db: db, q: tx}) }))
+		return translate(endedWith(ctx, db.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true},
+			func(ctx context.Context, tx bun.Tx) error { return fn(ctx, &Forum{db: db, q: tx}) })))
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -39,4 +40,19 @@ func (db *DB) Snapshot(ctx context.Context, fn func(ctx context.Context, f *Foru
 		err = errors.Join(err, rbErr)
 	}
 	return translate(err)
+}
+
+// SnapshotTime is the time of the snapshot of f, a Forum of Snapshot: it makes the
+// snapshot's first read if none was made yet, which fixes what the snapshot holds, and
+// answers the clock after it. Every row the snapshot holds was committed before that read, so
+// stamped before the time answered (PROTOCOL.md § 14: no row of an export is younger than its
+// exported_at). The clock read before the first read is not: a write stamped and committed in
+// between is in the snapshot and younger. Rows are stamped by the clock of the instance that
+// wrote them, so the instances of one forum keep their clocks in step (docs/operating.md).
+func (f *Forum) SnapshotTime(ctx context.Context) (time.Time, error) {
+	var n int
+	if err := f.q.NewRaw("SELECT COUNT(*) FROM settings").Scan(ctx, &n); err != nil {
+		return time.Time{}, translate(err)
+	}
+	return Now(), nil
 }

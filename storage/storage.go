@@ -48,6 +48,10 @@ type DB struct {
 	// the lock.
 	sqliteWrites, sqliteReads sqliteStatements
 	writer                    chan struct{}
+	// longReads is the pool of long reads (long_reads.go): exports take their snapshots
+	// from it, so that readers who hold them for minutes never take the forum's connections.
+	// An in-memory SQLite database has one connection, which is this too.
+	longReads *bun.DB
 }
 
 // Kind names the database product behind a DB.
@@ -85,21 +89,25 @@ func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	var db *DB
 	switch kind {
 	case Postgres:
-		sqldb, preparedMode, err := openPostgres(dsn, opts)
+		sqldb, long, preparedMode, err := openPostgres(dsn, opts)
 		if err != nil {
 			return nil, err
 		}
 		db = &DB{DB: bun.NewDB(sqldb, pgdialect.New()), kind: kind, url: rawURL, preparedMode: preparedMode}
 		db.writes = db.DB
+		db.longReads = bun.NewDB(long, pgdialect.New())
 	case SQLite:
-		sqldb, writes, err := openSQLite(dsn)
+		sqldb, writes, long, err := openSQLite(dsn)
 		if err != nil {
 			return nil, err
 		}
 		db = &DB{DB: bun.NewDB(sqldb, sqlitedialect.New()), kind: kind, url: rawURL, writer: make(chan struct{}, 1)}
-		db.writes = db.DB
+		db.writes, db.longReads = db.DB, db.DB
 		if writes != nil {
 			db.writes = bun.NewDB(writes, sqlitedialect.New())
+		}
+		if long != nil {
+			db.longReads = bun.NewDB(long, sqlitedialect.New())
 		}
 		db.sqliteWrites.pool, db.sqliteReads.pool = db.writes.DB, db.DB.DB
 	}
@@ -139,13 +147,16 @@ func (db *DB) Close() error {
 	return err
 }
 
-// pools are the database's connection pools: the readers' (db.DB), and on a SQLite file the
-// writer's of one connection.
+// pools are the database's connection pools: the readers' (db.DB), the long reads', and on a
+// SQLite file the writer's of one connection.
 func (db *DB) pools() []*bun.DB {
-	if db.writes == nil || db.writes == db.DB {
-		return []*bun.DB{db.DB}
+	out := []*bun.DB{db.DB}
+	for _, pool := range []*bun.DB{db.writes, db.longReads} {
+		if pool != nil && pool != db.DB {
+			out = append(out, pool)
+		}
 	}
-	return []*bun.DB{db.DB, db.writes}
+	return out
 }
 
 // WriterPool is the pool of the writer's own connection on a SQLite file, and nil where
@@ -225,10 +236,10 @@ func parseURL(raw string) (Kind, string, error) {
 // connection, where a statement prepared on the last one does not exist, so behind it the
 // operator names a mode without named statements (cache_describe, exec or simple_protocol;
 // docs/operating.md).
-func openPostgres(dsn string, opts Options) (*sql.DB, pgx.QueryExecMode, error) {
+func openPostgres(dsn string, opts Options) (pool, long *sql.DB, _ pgx.QueryExecMode, _ error) {
 	cfg, err := pgConfig(dsn, opts)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	preparedMode := pgx.QueryExecModeCacheStatement
 	if u, err := url.Parse(dsn); err == nil && u.Query().Has("default_query_exec_mode") {
@@ -238,11 +249,22 @@ func openPostgres(dsn string, opts Options) (*sql.DB, pgx.QueryExecMode, error) 
 	// (pgx's default) costs an extra round trip and server work for nothing.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
 	sqldb := stdlib.OpenDB(*cfg)
-	sqldb.SetMaxOpenConns(32)
-	sqldb.SetMaxIdleConns(32)
+	sqldb.SetMaxOpenConns(postgresConnections)
+	sqldb.SetMaxIdleConns(postgresConnections)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	return sqldb, preparedMode, nil
+	long = stdlib.OpenDB(*cfg)
+	long.SetMaxOpenConns(postgresConnections / 4)
+	long.SetMaxIdleConns(1)
+	long.SetConnMaxIdleTime(5 * time.Minute)
+	return sqldb, long, preparedMode, nil
 }
+
+// The connections of each pool: Postgres's, and a SQLite file's readers'. The pool of long
+// reads (long_reads.go) has a quarter as many again.
+const (
+	postgresConnections = 32
+	sqliteReaders       = 8
+)
 
 // pgConfig is the connection configuration of every connection Parley opens to Postgres.
 func pgConfig(dsn string, opts Options) (*pgx.ConnConfig, error) {
@@ -264,12 +286,12 @@ func pgConfig(dsn string, opts Options) (*pgx.ConnConfig, error) {
 // when they begin (BEGIN IMMEDIATE), so that concurrent writers queue instead of failing with
 // SQLITE_BUSY half-way through. On a file it opens a second pool of one connection for the
 // writer (DB.writes); an in-memory database has one connection, which is both.
-func openSQLite(path string) (readers, writer *sql.DB, err error) {
+func openSQLite(path string) (readers, writer, long *sql.DB, err error) {
 	memory := path == ":memory:"
 	if !memory {
 		if dir := filepath.Dir(path); dir != "" {
 			if err := os.MkdirAll(dir, 0o750); err != nil {
-				return nil, nil, fmt.Errorf("cannot create the folder for %s: %v", path, err)
+				return nil, nil, nil, fmt.Errorf("cannot create the folder for %s: %v", path, err)
 			}
 		}
 	}
@@ -285,21 +307,28 @@ func openSQLite(path string) (readers, writer *sql.DB, err error) {
 	dsn := "file:" + path + "?" + q.Encode()
 	readers, err = sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
+		return nil, nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
 	}
 	if memory {
 		// Every connection to :memory: is a database of its own: keep exactly one.
 		keepOne(readers)
-		return readers, nil, nil
+		return readers, nil, nil, nil
 	}
-	readers.SetMaxOpenConns(8)
-	readers.SetMaxIdleConns(8)
+	readers.SetMaxOpenConns(sqliteReaders)
+	readers.SetMaxIdleConns(sqliteReaders)
 	if writer, err = sql.Open("sqlite", dsn); err != nil {
 		_ = readers.Close()
-		return nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
+		return nil, nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
 	}
 	keepOne(writer)
-	return readers, writer, nil
+	if long, err = sql.Open("sqlite", dsn); err != nil {
+		_ = readers.Close()
+		_ = writer.Close()
+		return nil, nil, nil, fmt.Errorf("cannot open %s: %v", path, err)
+	}
+	long.SetMaxOpenConns(sqliteReaders / 4)
+	long.SetMaxIdleConns(1)
+	return readers, writer, long, nil
 }
 
 // keepOne makes pool one connection that stays open for the pool's life.

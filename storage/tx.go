@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -41,7 +42,7 @@ func runTx(ctx context.Context, b beginner, fn func(ctx context.Context, tx bun.
 		if err != nil && errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return err
+		return endedWith(ctx, err)
 	}
 	tx, err := b.BeginTx(txCtx, nil)
 	if err != nil {
@@ -76,6 +77,18 @@ func runTx(ctx context.Context, b beginner, fn func(ctx context.Context, tx bun.
 	if err != nil && errors.Is(err, context.Canceled) && txCtx.Err() != nil {
 		// The commit outlived its grace: the database did not answer it in time.
 		return context.DeadlineExceeded
+	}
+	return err
+}
+
+// endedWith is err, or the request's own end when that is what ended the transaction under
+// it: database/sql rolls back a transaction whose context ends, and a query made after that
+// fails with sql.ErrTxDone, which says nothing of why. A deadline that passed between two
+// queries of one transaction is the database not answering in time — unavailable, not a
+// fault of the server.
+func endedWith(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("%w (%w)", ctx.Err(), err)
 	}
 	return err
 }

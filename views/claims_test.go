@@ -65,3 +65,21 @@ func TestAccessibleSVG(t *testing.T) {
 		t.Error("something that is no SVG is embedded")
 	}
 }
+
+// An imported artifact ref that this forum's store lacks (present: false) is shown as its ref,
+// said to be absent, never as a link to bytes that are not here; a stored one is a link.
+func TestAbsentArtifactIsNoLink(t *testing.T) {
+	absent := false
+	items := []protocol.Evidence{
+		{Kind: "artifact", Ref: "sha256:" + strings.Repeat("1", 64), Present: &absent},
+		{Kind: "artifact", Ref: "sha256:" + strings.Repeat("2", 64)},
+	}
+	doc := render(t, pageContext("en", nil), EvidenceList(items, nil))
+	links := doc.Find(".evidence a")
+	if links.Length() != 1 || !strings.Contains(links.AttrOr("href", ""), strings.Repeat("2", 64)) {
+		t.Errorf("the artifact links are %d, the first to %q", links.Length(), links.AttrOr("href", ""))
+	}
+	if got := doc.Find(".evidence li").First().Find(".artifact-absent").Text(); got != "not in this forum's store" {
+		t.Errorf("the absent artifact reads %q", got)
+	}
+}

@@ -27,6 +27,12 @@ func (p ThreadPage) stateConfirmer() *protocol.EventView {
 	return nil
 }
 
+// isOpening reports whether e is the act that opened the thread: its opening ask, which set
+// the state a thread begins in (from no state) and so proposed nothing (PROTOCOL.md § 5).
+func isOpening(e *protocol.EventView) bool {
+	return e.From == nil && !isClaimEvent(e) && !isMessageEvent(e) && e.Act == string(protocol.KindAsk)
+}
+
 // unbroken keeps a name on one line where it stands inside a sentence ("KI · Mod"): its
 // spaces become no-break spaces.
 func unbroken(name string) string { return strings.ReplaceAll(name, " ", "\u00a0") }

@@ -30,6 +30,11 @@ type GraphPage struct {
 	SVG                     []byte // Graphviz's <svg> element; empty when no claim matches, or too many
 	// DrawLimit is the most claims the page draws; a larger graph is only listed.
 	DrawLimit int
+	// Folded is how many stances the picture leaves out, counted on their claims instead
+	// (graph.Graph.Fit); Unfit: the graph holds more nodes or edges than a drawing may even
+	// with every stance folded, and is only listed.
+	Folded int
+	Unfit  bool
 }
 
 // FieldError is a form field's refusal: a message id and the value it speaks of.

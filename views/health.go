@@ -5,12 +5,16 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/reputation"
 )
 
 // HealthView is the data of GET /health.
 type HealthView struct {
 	Health *reputation.Health
+	// Queue is what waits in the moderation queue now, as the navigation counts it: the
+	// figure the period's "not yet judged" is often taken for. nil when it was not read.
+	Queue *protocol.QueueCounts
 }
 
 // The chart of /health: stacked bars of the proposals made in each hour, day or month —

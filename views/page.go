@@ -37,7 +37,8 @@ type Page struct {
 	Main templ.Attributes
 }
 
-// Viewer is the human signed in.
+// Viewer is the human signed in. Its Name is "" on a page made without the database (503):
+// the session is there, but only the database knows whose it is.
 type Viewer struct {
 	Name  string
 	Admin bool

@@ -9,12 +9,15 @@ import (
 
 // Confirmed is what one confirm in the queue did, for the result line shown after it (with
 // and without JavaScript): the thread or claim, the state it was confirmed as and the state
-// its Undo re-marks it back to ("" offers no undo), or the refusal of a confirm that failed.
+// its Undo re-marks it back to ("" offers no undo), or the refusal of a confirm that failed,
+// or, once its Undo was used, the state it is again.
 type Confirmed struct {
 	Subject string
 	State   string
 	Back    string
 	Refusal *protocol.Error
+	// Undone says the confirm was undone since: the subject is State again.
+	Undone bool
 }
 
 // isClaim reports whether the result is a claim's (cl_…) rather than a thread's.

@@ -119,8 +119,9 @@ func TestBodyIsText(t *testing.T) {
 // beside its messages.
 func TestLockLabel(t *testing.T) {
 	now := time.Now()
+	title := "t"
 	tp := ThreadPage{
-		Thread: &protocol.ThreadView{ID: "th_1", Title: "t", State: "answered", StateConfirmedAt: &now, CreatedAt: now, UpdatedAt: now},
+		Thread: &protocol.ThreadView{ID: "th_1", Title: &title, State: "answered", StateConfirmedAt: &now, CreatedAt: now, UpdatedAt: now},
 		Messages: []*protocol.MessageView{{ID: "msg_1", Kind: "answer", From: protocol.Party{Identity: "ainotes:mod"},
 			AuthorKind: "llm", Body: "b", CreatedAt: now}},
 		Events: []*protocol.EventView{{ID: "ev_1", Act: "answer", To: "answered", Origin: "llm",

@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // The HTTP binding /v1 of PROTOCOL.md § 10. Each route turns its request into the JSON input
@@ -24,6 +25,10 @@ func op[T any](f func(context.Context, *protocol.Actor, []byte) (*T, error)) ope
 
 // apiRoute is one row of § 10's table of HTTP routes.
 type apiRoute struct {
+	// class is the route's admission class (§ 19, routes.go): Read or Write for a route
+	// of one page, Listen for one that waits for news, a heavy class for one its handler
+	// admits itself.
+	class  admission.Class
 	method string
 	path   string // ":id" is a thread, prefixed (th_7) or bare (7), unless id says otherwise
 	id     pathID // what :id stands for; the zero value means a thread
@@ -36,9 +41,9 @@ type apiRoute struct {
 	// an Idempotency-Key; one without a name is known by its method and path. Writes that MCP
 	// has too are named after their tool, so that a retry over either transport is the same.
 	name string
-	// large: the body may be as large as an import's (protocol.CheckImportSize), not only
-	// request_max_bytes.
-	large bool
+	// streamed: the body may be as large as an import's (protocol.CheckImportSize), not only
+	// request_max_bytes, and is read as a stream once the caller is known (readStreamedBody).
+	streamed bool
 }
 
 // writeName is the name of a write route's operation ("" for a read).
@@ -58,22 +63,22 @@ func (r apiRoute) writeName() string {
 func apiRoutes(svc *protocol.Service) []apiRoute {
 	const get, post, ok = fiber.MethodGet, fiber.MethodPost, fiber.StatusOK
 	return []apiRoute{
-		{method: get, path: "/v1/manifest", status: ok, op: op(svc.GetManifest), public: true},
-		{method: get, path: "/.well-known/parley", status: ok, op: op(svc.GetManifest), public: true},
-		{method: post, path: "/v1/messages", status: fiber.StatusCreated, op: op(svc.Send), name: "send"},
-		{method: get, path: "/v1/threads", status: ok, op: op(svc.ListThreads)},
-		{method: get, path: "/v1/threads/:id", status: ok, op: op(svc.ReadThread)},
-		{method: get, path: "/v1/threads/:id/events", status: ok, op: op(svc.ReadEvents)},
-		{method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm), name: "confirm"},
-		{method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark), name: "mark"},
-		{method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
-		{method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide), name: "message_hide"},
-		{method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide), name: "message_unhide"},
+		{class: admission.Read, method: get, path: "/v1/manifest", status: ok, op: op(svc.GetManifest), public: true},
+		{class: admission.Read, method: get, path: "/.well-known/parley", status: ok, op: op(svc.GetManifest), public: true},
+		{class: admission.Write, method: post, path: "/v1/messages", status: fiber.StatusCreated, op: op(svc.Send), name: "send"},
+		{class: admission.Read, method: get, path: "/v1/threads", status: ok, op: op(svc.ListThreads)},
+		{class: admission.Read, method: get, path: "/v1/threads/:id", status: ok, op: op(svc.ReadThread)},
+		{class: admission.Read, method: get, path: "/v1/threads/:id/events", status: ok, op: op(svc.ReadEvents)},
+		{class: admission.Write, method: post, path: "/v1/threads/:id/confirm", status: ok, op: op(svc.Confirm), name: "confirm"},
+		{class: admission.Write, method: post, path: "/v1/threads/:id/mark", status: ok, op: op(svc.Mark), name: "mark"},
+		{class: admission.Listen, method: get, path: "/v1/inbox", status: ok, op: op(svc.Inbox), waits: true},
+		{class: admission.Write, method: post, path: "/v1/messages/:id/hide", id: messagePath, status: ok, op: op(svc.Hide), name: "message_hide"},
+		{class: admission.Write, method: post, path: "/v1/messages/:id/unhide", id: messagePath, status: ok, op: op(svc.Unhide), name: "message_unhide"},
 		// § 16 rooms
-		{method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
-		{method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom), name: "room_create"},
-		{method: fiber.MethodPatch, path: "/v1/rooms/:id", id: roomPath, status: ok, op: op(svc.UpdateRoom), name: "room_update"},
-		{method: post, path: "/v1/threads/:id/move", status: ok, op: op(svc.MoveThread), name: "thread_move"},
+		{class: admission.Read, method: get, path: "/v1/rooms", status: ok, op: op(svc.ListRooms)},
+		{class: admission.Write, method: post, path: "/v1/rooms", status: fiber.StatusCreated, op: op(svc.CreateRoom), name: "room_create"},
+		{class: admission.Write, method: fiber.MethodPatch, path: "/v1/rooms/:id", id: roomPath, status: ok, op: op(svc.UpdateRoom), name: "room_update"},
+		{class: admission.Write, method: post, path: "/v1/threads/:id/move", status: ok, op: op(svc.MoveThread), name: "thread_move"},
 	}
 }
 
@@ -86,26 +91,26 @@ type api struct {
 
 // registerAPI adds the routes of § 10 to app. Every path also answers the methods it does not
 // serve, with 405 and an Allow header, so that a wrong method is told what would be right.
-func registerAPI(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, more ...apiRoute) {
+func registerAPI(rt *router, svc *protocol.Service, log *slog.Logger, m *Metrics, more ...apiRoute) {
 	a := &api{svc: svc, log: log, metrics: m}
 	var paths []string
 	allow := map[string][]string{}
 	for _, r := range append(append(append(append(apiRoutes(svc), claimRoutes(svc)...), keyRoutes(svc)...), searchRoutes(svc)...), append(importRoutes(svc), more...)...) {
 		h := a.handler(r)
-		app.Add(r.method, r.path, h)
+		rt.add(r.class, r.method, r.path, h)
 		if _, seen := allow[r.path]; !seen {
 			paths = append(paths, r.path)
 		}
 		allow[r.path] = append(allow[r.path], r.method)
 		if r.method == fiber.MethodGet {
-			app.Add(fiber.MethodHead, r.path, h)
+			rt.add(r.class, fiber.MethodHead, r.path, h)
 			allow[r.path] = append(allow[r.path], fiber.MethodHead)
 		}
 	}
 	for _, p := range paths {
-		app.All(p, methodNotAllowed(strings.Join(allow[p], ", ")))
+		rt.all(admission.Read, p, methodNotAllowed(strings.Join(allow[p], ", ")))
 	}
-	a.registerArtifacts(app)
+	a.registerArtifacts(rt)
 }
 
 // handler runs one route in the order of § 9: the request's size, then the token, then the
@@ -120,14 +125,23 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		bounded, cancel := a.svc.Bounded(c.UserContext())
 		defer cancel()
 		admit := a.admit
-		if r.large {
-			admit = a.admitLarge
+		if r.streamed {
+			admit = a.admitStreamed
 		}
 		actor, err := admit(c, bounded)
 		if err != nil {
 			return a.writeError(c, err)
 		}
 		ex.askedBy(actor)
+		if r.class.Heavy() && actor != nil {
+			// A heavy route (an import) takes its slot once its caller is known (§ 19), before
+			// it reads its body.
+			release, err := a.svc.Admit(bounded, r.class, protocol.HolderOf(actor, clientAddress(c)))
+			if err != nil {
+				return a.writeError(c, err)
+			}
+			defer release()
+		}
 		id := r.id
 		if id == (pathID{}) {
 			id = threadPath
@@ -137,7 +151,20 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 		if err != nil {
 			return a.writeError(c, err)
 		}
-		raw, bad := requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
+		var raw []byte
+		var bad *protocol.Error
+		switch {
+		case r.streamed && actor == nil:
+			// Without a token a streamed body is not read at all: the operation answers
+			// unauthenticated.
+		case r.streamed:
+			if err := a.readStreamedBody(c); err != nil {
+				return a.writeError(c, err)
+			}
+			fallthrough
+		default:
+			raw, bad = requestInput(c, r.method == fiber.MethodPost || r.method == fiber.MethodPut || r.method == fiber.MethodPatch, id)
+		}
 		if bad != nil {
 			if actor != nil || r.public {
 				return writeRefusal(c, bad)
@@ -169,18 +196,21 @@ func (a *api) handler(r apiRoute) fiber.Handler {
 	}
 }
 
-// admit makes the first checks of § 9 that every route makes: the request's size, then its
-// token. The caller is nil without a token, for the operation to refuse or not.
+// admit makes the first checks of § 9 that every route makes: the request's size, as its
+// body arrives (readBody), then its token. The caller is nil without a token, for the
+// operation to refuse or not.
 func (a *api) admit(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
-	if err := a.svc.CheckRequestSize(requestSize(c)); err != nil {
+	if err := readBody(c, a.svc.CheckRequestSize); err != nil {
 		return nil, err
 	}
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))
 }
 
-// admitLarge is admit for a route whose body may be as large as an import.
-func (a *api) admitLarge(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
-	if err := a.svc.CheckImportSize(requestSize(c)); err != nil {
+// admitStreamed is admit for a route whose body may be as large as an import and is not
+// read yet: its declared size is checked now, a chunked body's as it is read.
+func (a *api) admitStreamed(c *fiber.Ctx, ctx context.Context) (*protocol.Actor, error) {
+	if err := a.svc.CheckImportSize(c.Request().Header.ContentLength()); err != nil {
+		c.Context().SetConnectionClose()
 		return nil, err
 	}
 	return a.svc.AuthenticateHeader(ctx, clientAddress(c), authorizationHeaders(c))

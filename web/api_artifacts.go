@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // § 13 artifacts over HTTP: PUT /v1/artifacts takes raw bytes (not the JSON of the other
@@ -23,12 +24,11 @@ const artifactCacheControl = "private, max-age=31536000, immutable"
 const artifactCSP = "default-src 'none'; sandbox"
 
 // registerArtifacts adds the two routes, each answering other methods with 405.
-func (a *api) registerArtifacts(app *fiber.App) {
-	app.Put("/v1/artifacts", a.putArtifact)
-	app.All("/v1/artifacts", methodNotAllowed(fiber.MethodPut))
-	app.Get("/v1/artifacts/:ref", a.getArtifact)
-	app.Head("/v1/artifacts/:ref", a.getArtifact)
-	app.All("/v1/artifacts/:ref", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))
+func (a *api) registerArtifacts(rt *router) {
+	rt.addSized(admission.Write, a.svc.CheckArtifactSize, fiber.MethodPut, "/v1/artifacts", a.putArtifact)
+	rt.all(admission.Read, "/v1/artifacts", methodNotAllowed(fiber.MethodPut))
+	rt.get(admission.Read, "/v1/artifacts/:ref", a.getArtifact)
+	rt.all(admission.Read, "/v1/artifacts/:ref", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))
 }
 
 // putArtifact checks in the order of § 9: the size against artifact_max_bytes (this route's
@@ -36,7 +36,7 @@ func (a *api) registerArtifacts(app *fiber.App) {
 func (a *api) putArtifact(c *fiber.Ctx) error {
 	ex := exchangeOf(c)
 	ex.transport, ex.operation = transportHTTP, "PUT /v1/artifacts"
-	if err := a.svc.CheckArtifactSize(requestSize(c)); err != nil {
+	if err := readBody(c, a.svc.CheckArtifactSize); err != nil {
 		return a.writeError(c, err)
 	}
 	ctx, cancel := a.svc.Bounded(c.UserContext())

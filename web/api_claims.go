@@ -4,19 +4,20 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // claimRoutes are § 10's routes of the dialectic profile (§ 12).
 func claimRoutes(svc *protocol.Service) []apiRoute {
 	const get, post, ok = fiber.MethodGet, fiber.MethodPost, fiber.StatusOK
 	return []apiRoute{
-		{method: post, path: "/v1/claims", status: fiber.StatusCreated, op: op(svc.Assert), name: "claim_assert"},
-		{method: get, path: "/v1/claims/:id", id: claimPath, status: ok, op: op(svc.ReadClaim)},
-		{method: post, path: "/v1/claims/:id/attest", id: claimPath, status: ok, op: op(svc.Attest), name: "claim_attest"},
-		{method: post, path: "/v1/claims/:id/refute", id: claimPath, status: ok, op: op(svc.Refute), name: "claim_refute"},
-		{method: post, path: "/v1/claims/:id/verify", id: claimPath, status: ok, op: op(svc.Verify), name: "claim_verify"},
-		{method: post, path: "/v1/claims/:id/mark", id: claimPath, status: ok, op: op(svc.MarkClaim), name: "claim_mark"},
-		{method: get, path: "/v1/graph", status: ok, op: op(svc.Graph)},
+		{class: admission.Write, method: post, path: "/v1/claims", status: fiber.StatusCreated, op: op(svc.Assert), name: "claim_assert"},
+		{class: admission.Read, method: get, path: "/v1/claims/:id", id: claimPath, status: ok, op: op(svc.ReadClaim)},
+		{class: admission.Write, method: post, path: "/v1/claims/:id/attest", id: claimPath, status: ok, op: op(svc.Attest), name: "claim_attest"},
+		{class: admission.Write, method: post, path: "/v1/claims/:id/refute", id: claimPath, status: ok, op: op(svc.Refute), name: "claim_refute"},
+		{class: admission.Write, method: post, path: "/v1/claims/:id/verify", id: claimPath, status: ok, op: op(svc.Verify), name: "claim_verify"},
+		{class: admission.Write, method: post, path: "/v1/claims/:id/mark", id: claimPath, status: ok, op: op(svc.MarkClaim), name: "claim_mark"},
+		{class: admission.Read, method: get, path: "/v1/graph", status: ok, op: op(svc.Graph)},
 	}
 }
 

@@ -3,6 +3,7 @@ package web
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -13,28 +14,30 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // GET /v1/export?format=&thread=&room=: an export in any format (PROTOCOL.md § 14–16),
 // within what the token reads. The request is checked as every route's (§ 9's order) and the
-// export opened before anything is sent, so that a refusal has its status; then the export
-// is streamed from one snapshot after the handler returns, and its slot (one of the
-// identity's ExportsPerIdentity) is given back when the stream ends, however it ends: also
-// when its client goes before the first byte, or the answer is never sent.
+// export opened — admitted to a slot of the export class and its snapshot open — within the
+// request's deadline, before anything is sent, so that a refusal (a hung database's 503
+// included) has its status; then the export is streamed from that snapshot after the handler
+// returns, and its slot and snapshot are given back when the stream ends, however it ends:
+// also when its client goes before the first byte, or the answer is never sent.
 
-// exportWriteTimeout bounds each write of an export's stream: a reader that takes nothing
-// for this long ends it (as the feed's listeners).
-const exportWriteTimeout = 30 * time.Second
+// slowReaderWindow is how long a reader may read slower than min_read_bytes_per_second (§ 19)
+// before its export is cut off; a reader that takes nothing at all for as long is cut too.
+const slowReaderWindow = 10 * time.Second
 
 // exportDeadline bounds a whole export: the dataset of a forum of a million messages takes
 // about three minutes on a busy machine.
 const exportDeadline = 30 * time.Minute
 
 // registerExport adds GET /v1/export.
-func registerExport(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics) {
+func registerExport(rt *router, svc *protocol.Service, log *slog.Logger, m *Metrics) {
 	a := &api{svc: svc, log: log, metrics: m}
-	app.Get("/v1/export", a.export)
-	app.All("/v1/export", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))
+	rt.get(admission.Export, "/v1/export", a.export)
+	rt.all(admission.Read, "/v1/export", methodNotAllowed(fiber.MethodGet+", "+fiber.MethodHead))
 }
 
 func (a *api) export(c *fiber.Ctx) error {
@@ -51,7 +54,7 @@ func (a *api) export(c *fiber.Ctx) error {
 	if bad != nil && actor != nil {
 		return writeRefusal(c, bad)
 	}
-	stream, err := a.svc.OpenExport(bounded, actor, raw)
+	stream, err := a.svc.OpenExport(bounded, actor, clientAddress(c), raw)
 	if err != nil {
 		return a.writeError(c, err)
 	}
@@ -73,20 +76,26 @@ func (a *api) export(c *fiber.Ctx) error {
 	pr, pw := io.Pipe()
 	body := &exportBody{PipeReader: pr, end: end, stream: stream}
 	conn, log := c.Context().Conn(), a.log
+	minRate := a.svc.Limits().MinReadBytesPerSecond
 	go func() {
 		defer end()
 		if !body.began.CompareAndSwap(false, true) {
 			return // the answer has ended already; Close gave the slot back
 		}
-		defer pw.Close()
-		w := bufio.NewWriter(pw)
-		// A failed write is a reader gone, or the deadline: the stream ends without its last
-		// line, which tells the reader it is incomplete.
-		if err := stream.Stream(ctx, &deadlineWriter{w: w, conn: conn}); err != nil {
+		w := bufio.NewWriter(&pacedWriter{w: pw, conn: conn, minRate: minRate})
+		err := stream.Stream(ctx, w)
+		if err == nil {
+			err = w.Flush()
+		}
+		if err != nil {
+			// A reader gone or too slow, the deadline, the database: the answer is broken off
+			// (the connection closed without the chunked body's end), so that no reader takes
+			// a cut export for a whole one.
 			log.Info("export ended early", "format", stream.Format, "err", err)
+			pw.CloseWithError(err)
 			return
 		}
-		_ = w.Flush()
+		_ = pw.Close()
 	}()
 	c.Context().Response.SetBodyStream(body, -1)
 	return nil
@@ -114,14 +123,45 @@ func (b *exportBody) Close() error {
 	return nil
 }
 
-// deadlineWriter sets the connection's write deadline before each write, so that a stream
-// longer than the server's write timeout goes on while its reader keeps reading.
-type deadlineWriter struct {
-	w    *bufio.Writer
-	conn net.Conn
+// errSlowReader ends the export of a reader slower than min_read_bytes_per_second.
+var errSlowReader = errors.New("the reader read slower than min_read_bytes_per_second for 10 s: cut off")
+
+// pacedWriter passes an export to its reader and measures the reader's pace (§ 19): the bytes
+// it took over the time the export waited for it — time the export spends reading the
+// database is not the reader's — and cuts a reader slower than minRate bytes a second over
+// slowReaderWindow of waiting. It passes the export on in pieces that a reader of minRate
+// takes within a second, and sets the connection's write deadline slowReaderWindow ahead
+// before each, so that a reader that takes nothing is cut as well, and a stream longer than
+// the server's write timeout goes on while its reader keeps reading.
+type pacedWriter struct {
+	w       io.Writer
+	conn    net.Conn
+	minRate int
+	waited  time.Duration
+	taken   int
 }
 
-func (d *deadlineWriter) Write(p []byte) (int, error) {
-	_ = d.conn.SetWriteDeadline(time.Now().Add(exportWriteTimeout))
-	return d.w.Write(p)
+func (p *pacedWriter) Write(b []byte) (int, error) {
+	piece := max(512, min(16<<10, p.minRate))
+	written := 0
+	for len(b) > 0 {
+		part := b[:min(piece, len(b))]
+		start := time.Now()
+		_ = p.conn.SetWriteDeadline(start.Add(slowReaderWindow))
+		n, err := p.w.Write(part)
+		p.waited += time.Since(start)
+		p.taken += n
+		written += n
+		if err != nil {
+			return written, err
+		}
+		if p.waited >= slowReaderWindow {
+			if float64(p.taken) < float64(p.minRate)*p.waited.Seconds() {
+				return written, errSlowReader
+			}
+			p.waited, p.taken = 0, 0
+		}
+		b = b[n:]
+	}
+	return written, nil
 }

@@ -49,7 +49,13 @@ func newForumWith(t testing.TB, opts web.Options, extra ...func(*fiber.App)) *fo
 	for _, add := range extra {
 		add(f.app)
 	}
-	f.base = serve(t, f.app)
+	// The listener as parley serve makes it: the app's limits and trusted proxies, whose
+	// connections count in max_connections only.
+	listener := web.ListenerOptions{TrustedProxies: opts.TrustedProxies}
+	if opts.Limits.MaxConnections > 0 {
+		listener.Limits = opts.Limits
+	}
+	f.base = serveWith(t, f.app, listener)
 	f.alice = f.token("ainotes:alice", false, "read,write", nil)
 	f.bob = f.token("ainotes:bob", false, "read,write", nil)
 	f.reader = f.token("ainotes:reader", false, "read", nil)
@@ -111,12 +117,18 @@ type request struct {
 // returns its address.
 func serve(t testing.TB, app *fiber.App) string {
 	t.Helper()
+	return serveWith(t, app, web.ListenerOptions{})
+}
+
+// serveWith is serve with the listener's bounds of opts.
+func serveWith(t testing.TB, app *fiber.App, opts web.ListenerOptions) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	served := make(chan error, 1)
-	go func() { served <- app.Listener(web.Listener(ln)) }()
+	go func() { served <- app.Listener(web.ListenerWith(ln, opts)) }()
 	t.Cleanup(func() {
 		// Go's client may hold a spare connection it dialled but never sent a request on;
 		// fasthttp counts it as open, not idle, and would wait for it forever. Closing the

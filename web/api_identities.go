@@ -3,6 +3,7 @@ package web
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/reputation"
 )
@@ -11,8 +12,8 @@ import (
 func identityRoutes(rep *reputation.Service) []apiRoute {
 	const ok = fiber.StatusOK
 	return []apiRoute{
-		{method: fiber.MethodGet, path: "/v1/identities", status: ok, op: op(rep.ListIdentities)},
-		{method: fiber.MethodGet, path: "/v1/identities/:id", id: identityPath, status: ok, op: op(rep.ReadIdentity)},
+		{class: admission.Read, method: fiber.MethodGet, path: "/v1/identities", status: ok, op: op(rep.ListIdentities)},
+		{class: admission.Read, method: fiber.MethodGet, path: "/v1/identities/:id", id: identityPath, status: ok, op: op(rep.ReadIdentity)},
 	}
 }
 
@@ -25,6 +26,7 @@ func identityTools(rep *reputation.Service) []mcpserver.Tool {
 			"type": "object", "additionalProperties": false, "required": []string{"identity"},
 			"properties": map[string]any{"identity": map[string]any{"type": "string"}},
 		},
-		Run: op(rep.ReadIdentity),
+		Class: admission.Read,
+		Run:   op(rep.ReadIdentity),
 	}}
 }

@@ -4,13 +4,18 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
+// importPath is § 14's import between realms.
+const importPath = "/v1/imports"
+
 // importRoutes are § 14's import between realms: POST /v1/imports, by a human administrator,
-// with another realm's JSON export as the body (201 when it wrote anything, 200 when every
-// claim was here already). Its body may be as large as an artifact.
+// with another realm's JSON export or jsonl dataset as the body (201 when it wrote anything,
+// 200 when every claim was here already). Its body may be as large as import_max_bytes, and is
+// read as a stream once the caller is known (readStreamedBody).
 func importRoutes(svc *protocol.Service) []apiRoute {
 	return []apiRoute{
-		{method: fiber.MethodPost, path: "/v1/imports", status: fiber.StatusCreated, op: op(svc.Import), name: "import", large: true},
+		{class: admission.Import, method: fiber.MethodPost, path: importPath, status: fiber.StatusCreated, op: op(svc.Import), name: "import", streamed: true},
 	}
 }

@@ -13,14 +13,6 @@ import (
 	"github.com/parleyforum/parley/protocol"
 )
 
-// requestSize is what the first check of § 9 measures: the body, by its declared
-// Content-Length or, for a chunked body that declares none, as received — whichever is
-// larger. Bodies larger than the server reads at all never get here: the server refuses them
-// while reading, and the error handler gives the same answer (apiErrorAnswer).
-func requestSize(c *fiber.Ctx) int {
-	return max(c.Request().Header.ContentLength(), len(c.Request().Body())) // -1 chunked, -2 none
-}
-
 // requestInput builds the JSON input object of an operation from the request: the JSON body
 // (withBody, for POST), one string field per query parameter (an array of strings when the
 // parameter repeats), and the path's :id as the field the route names (thread, or claim). The operation decodes the object

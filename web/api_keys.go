@@ -4,14 +4,15 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // keyRoutes are § 10's routes of the signed profile (§ 13): registering a public key (201,
 // or 200 for a key registered before) and listing an identity's keys.
 func keyRoutes(svc *protocol.Service) []apiRoute {
 	return []apiRoute{
-		{method: fiber.MethodPut, path: "/v1/keys", status: fiber.StatusCreated, op: op(svc.RegisterKey), name: "key_register"},
-		{method: fiber.MethodGet, path: "/v1/keys", status: fiber.StatusOK, op: op(svc.ListKeys)},
+		{class: admission.Write, method: fiber.MethodPut, path: "/v1/keys", status: fiber.StatusCreated, op: op(svc.RegisterKey), name: "key_register"},
+		{class: admission.Read, method: fiber.MethodGet, path: "/v1/keys", status: fiber.StatusOK, op: op(svc.ListKeys)},
 	}
 }
 

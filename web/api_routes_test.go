@@ -39,7 +39,7 @@ func TestAPIRoutes(t *testing.T) {
 
 		for _, id := range []string{th, bare} {
 			read := f.must(f.get("/v1/threads/"+id, f.reader), http.StatusOK)
-			wantKeys(t, "read thread", read, "thread", "messages", "claims")
+			wantKeys(t, "read thread", read, "thread", "messages", "claims", "as_of")
 			if read.at("thread", "id") != th {
 				t.Errorf("GET /v1/threads/%s = %s", id, read.body)
 			}

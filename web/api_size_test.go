@@ -11,16 +11,13 @@ import (
 )
 
 // payload_too_large is decided before the body is parsed, whether the request declares its
-// length or sends it chunked, and whether it stays below what the server reads at all
+// length or sends it chunked, and whether it stays below the largest body any route takes
 // (artifact_max_bytes, so that artifacts fit) or goes beyond it.
 func TestAPIPayloadTooLarge(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		limits := protocol.DefaultLimits()
 		limits.RequestMaxBytes, limits.ArtifactMaxBytes = 1000, 4000
 		f := newForum(t, db, limits)
-		if got := f.app.Config().BodyLimit; got < limits.ArtifactMaxBytes {
-			t.Fatalf("the server reads bodies up to %d bytes, fewer than artifact_max_bytes %d", got, limits.ArtifactMaxBytes)
-		}
 
 		// envelope is an invalid envelope of exactly n bytes: refused as too large, or else as
 		// invalid_body, never accepted.

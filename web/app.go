@@ -12,8 +12,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/protocol"
-	"github.com/parleyforum/parley/protocol/mcpserver"
 	"github.com/parleyforum/parley/reputation"
 	"github.com/parleyforum/parley/signed"
 	"github.com/parleyforum/parley/storage"
@@ -55,6 +55,8 @@ type Options struct {
 	Timeouts Timeouts
 	// Feed tunes the streams of GET /v1/feed; zero fields mean DefaultFeedOptions.
 	Feed FeedOptions
+	// Renderer draws the claim graph's pictures; nil means a graph.Renderer of its own.
+	Renderer *graph.Renderer
 	// Clock is the time of the pages and of what the reputation policy derives from it (a
 	// claim's expiry, the health page's periods); nil means storage.Now. Tests set a known
 	// date.
@@ -64,6 +66,12 @@ type Options struct {
 // New builds the app. Each group of routes registers itself in its own function, in its own
 // file; a new group is one more line here.
 func New(opts Options) *fiber.App {
+	app, _ := build(opts)
+	return app
+}
+
+// build is New, with the router that registered the routes and their admission classes.
+func build(opts Options) (*fiber.App, *router) {
 	opts = withDefaults(opts)
 	// One operation layer for every transport: the same decisions, one rate limiter.
 	svc := protocol.New(opts.DB, protocol.Options{Realm: opts.Realm, Limits: opts.Limits, Version: opts.Version,
@@ -77,10 +85,16 @@ func New(opts Options) *fiber.App {
 	app := fiber.New(fiber.Config{
 		DisableStartupMessage: true, // parley serve prints its own, once it accepts connections
 		ErrorHandler:          errorHandler(opts.Logger, p),
-		BodyLimit:             bodyLimit(opts.Limits),
-		ReadTimeout:           opts.Timeouts.Read,
-		WriteTimeout:          opts.Timeouts.Write,
-		IdleTimeout:           opts.Timeouts.Idle,
+		// Bodies are read as they arrive, by the handler that takes one, bounded by its
+		// route's limit (body.go): never into a buffer reserved from a declared
+		// Content-Length (PROTOCOL.md § 19). The server reads the first byte of a body
+		// before the handler runs and leaves the rest to it, so that a body declared over
+		// its route's limit is refused at once, not after the part the server would read.
+		StreamRequestBody: true,
+		BodyLimit:         1,
+		ReadTimeout:       opts.Timeouts.Read,
+		WriteTimeout:      opts.Timeouts.Write,
+		IdleTimeout:       opts.Timeouts.Idle,
 		// A multipart body is parsed when a handler asks for it, not while the request is
 		// read: a broken one then reaches the handler, which answers it in its own terms
 		// (on /v1, the JSON refusal of § 9) instead of the server answering in plain text.
@@ -90,6 +104,7 @@ func New(opts Options) *fiber.App {
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          proxyList(opts.TrustedProxies),
 	})
+	refuseUnknownMethods(app, opts.Logger, opts.Metrics)
 	app.Use(func(c *fiber.Ctx) error {
 		// Every answer, static files and the plain 404 included, is read as the type it says.
 		c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
@@ -101,17 +116,18 @@ func New(opts Options) *fiber.App {
 	app.Use(refuseAmbiguousFraming)
 	app.Use(refuseInvalidHost)
 
-	registerHealth(app, opts.DB, opts.Logger)
+	rt := newRouter(app, svc)
+	registerHealth(rt, opts.DB, opts.Logger)
 	if !opts.MetricsElsewhere {
-		registerMetrics(app, opts.Metrics)
+		registerMetrics(rt, opts.Metrics)
 	}
-	registerAPI(app, svc, opts.Logger, opts.Metrics, append(identityRoutes(rep), schemaRoutes(svc)...)...)
-	registerFeed(app, svc, opts.Logger, opts.Metrics, opts.Feed)
-	registerExport(app, svc, opts.Logger, opts.Metrics)
-	registerMCP(app, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
-	registerStatic(app, opts.Static)
-	p.register(app)
-	return app
+	registerAPI(rt, svc, opts.Logger, opts.Metrics, append(identityRoutes(rep), schemaRoutes(svc)...)...)
+	registerFeed(rt, svc, opts.Logger, opts.Metrics, opts.Feed)
+	registerExport(rt, svc, opts.Logger, opts.Metrics)
+	registerMCP(rt, svc, opts.Logger, opts.Metrics, identityTools(rep)...)
+	registerStatic(rt, opts.Static)
+	p.register(rt)
+	return app, rt
 }
 
 func withDefaults(opts Options) Options {
@@ -139,11 +155,4 @@ func withDefaults(opts Options) Options {
 		opts.Clock = storage.Now
 	}
 	return opts
-}
-
-// bodyLimit is the largest request body the server reads at all: an artifact's, an MCP
-// request's (artifact_put carries an artifact in base64), or any other request's, whichever
-// limit is larger. Each route enforces its own limit below it.
-func bodyLimit(l protocol.Limits) int {
-	return max(l.RequestMaxBytes, l.ArtifactMaxBytes, int(mcpserver.MaxBody(l)))
 }

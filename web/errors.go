@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ func errorHandler(log *slog.Logger, p *pages) fiber.ErrorHandler {
 		if unavailable(err) && !mcp {
 			// The database did not answer in time: the forum's own page, rendered on a
 			// context of its own, never a bare 500.
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		}
 		var fe *fiber.Error
 		switch {
@@ -68,18 +69,26 @@ func isMCPPath(path string) bool {
 }
 
 // mcpErrorAnswer answers, as a JSON-RPC error with its HTTP status, what the server refused
-// at /mcp before the MCP handler read it: a body or headers too large (with the refusal of
-// § 9 as data, as the handler's own 413), a path under /mcp that serves nothing, a Host that
-// is no host. The message is the server's own, never the request's bytes.
+// at /mcp before the MCP handler read it: a body or headers too large (payload_too_large, as
+// the handler's own 413), a path under /mcp that serves nothing (not_found), a Host that is
+// no host or a method the server does not know (invalid_body) — the refusal of § 9 as the
+// error's data. The message is the server's own, never the request's bytes.
 func mcpErrorAnswer(c *fiber.Ctx, fe *fiber.Error) error {
 	var refusal *protocol.Error
 	message := fe.Message
-	switch fe.Code {
-	case fiber.StatusRequestEntityTooLarge, fiber.StatusRequestHeaderFieldsTooLarge:
+	switch {
+	case fe.Code == fiber.StatusRequestEntityTooLarge, fe.Code == fiber.StatusRequestHeaderFieldsTooLarge:
 		refusal = protocol.Refuse(protocol.ReasonPayloadTooLarge, "the request is larger than the server reads")
+	case fe.Code == fiber.StatusNotFound:
+		refusal = protocol.Refuse(protocol.ReasonNotFound, "nothing is served at this path; MCP is served at /mcp")
+	case fe.Code < fiber.StatusInternalServerError:
+		// A request that cannot be read (§ 19: every refusal is the protocol's).
+		refusal = protocol.Refuse(protocol.ReasonInvalidBody, "the request cannot be read: %s", fe.Message)
+	}
+	if refusal != nil {
+		refusal.Status = fe.Code
 		message = refusal.Error()
-	case fiber.StatusNotFound:
-		message = "nothing is served at this path; MCP is served at /mcp"
+		exchangeOf(c).refused(refusal)
 	}
 	exchangeOf(c).transport = transportMCP
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
@@ -102,7 +111,7 @@ func (p *pages) errorPage(c *fiber.Ctx, status int) error {
 		setPageHeaders(c)
 		begun, err := p.begin(c)
 		if err != nil {
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		}
 		r = begun
 		if r.dirty {
@@ -151,14 +160,34 @@ func logPanic(log *slog.Logger) func(c *fiber.Ctx, e any) {
 }
 
 // unavailablePage answers 503 with the forum's page for a database that cannot be reached,
-// in the reader's language, for a page request that has no pageRequest (or lost it).
-func unavailablePage(c *fiber.Ctx) error {
+// for a page request that has no pageRequest (or lost it): in the language the session chose
+// (the cookie needs no database), and for a browser whose session names a server-side one,
+// with the reader shown signed in — nameless, since only the database knows the name — not
+// offered a sign-in as if the session had ended.
+func (p *pages) unavailablePage(c *fiber.Ctx) error {
+	sess := loadSession(p.store, c)
+	r := &pageRequest{c: c, p: p, sess: sess, page: &views.Page{
+		Tr:   locale.For(locale.Match(c.Query("lang"), str(sess, sessLang), c.Get(fiber.HeaderAcceptLanguage))),
+		CSRF: str(sess, sessCSRF), Path: c.Path(), Now: time.Now(), QueueCount: -1,
+	}}
+	if str(sess, sessID) != "" {
+		r.page.Viewer = &views.Viewer{} // signed in, the name unknown
+	}
+	setPageHeaders(c)
+	return r.unavailable()
+}
+
+// busyPage answers 503 with the forum's page for a server whose places for the request's
+// kind of work are all taken (routes.go), in the reader's language, with the seconds to wait.
+func busyPage(c *fiber.Ctx, retryAfter int) error {
 	r := &pageRequest{c: c, page: &views.Page{
 		Tr:   locale.For(locale.Match(c.Query("lang"), c.Get(fiber.HeaderAcceptLanguage))),
 		Path: c.Path(), Now: time.Now(), QueueCount: -1,
 	}}
 	setPageHeaders(c)
-	return r.unavailable()
+	err := r.message(fiber.StatusServiceUnavailable, "page.unavailable", "page.busy_text")
+	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(max(retryAfter, 1)))
+	return err
 }
 
 // withoutRequestBytes replaces the message of a refusal the server made while it read a

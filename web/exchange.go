@@ -129,37 +129,46 @@ func printable(s string) bool {
 // before the line is written.
 func observeExchanges(log *slog.Logger, m *Metrics) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		ex := &exchange{id: requestID(c), start: time.Now(), transport: transportWeb}
-		c.Locals(exchangeKey{}, ex)
-		c.SetUserContext(context.WithValue(c.UserContext(), exchangeKey{}, ex))
-		c.Set(fiber.HeaderXRequestID, ex.id)
-
+		ex := beginExchange(c)
 		if err := c.Next(); err != nil {
 			if err := c.App().ErrorHandler(c, err); err != nil {
 				_ = c.SendStatus(fiber.StatusInternalServerError)
 			}
 		}
-
-		status := c.Response().StatusCode()
-		route := c.Method() + " " + c.Route().Path
-		if ex.operation == "" {
-			ex.operation = route
-		}
-		elapsed := time.Since(ex.start)
-		m.observe(ex, ex.outcome(status), elapsed)
-		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
-			slog.String("method", c.Method()),
-			slog.String("route", route),
-			slog.String("transport", ex.transport),
-			slog.String("operation", ex.operation),
-			slog.Int("status", status),
-			slog.String("reason", ex.reason),
-			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
-			slog.String("identity", ex.identity),
-			slog.String("client", clientAddress(c)),
-		)
+		endExchange(c, ex, log, m)
 		return nil
 	}
+}
+
+// beginExchange gives c its exchange.
+func beginExchange(c *fiber.Ctx) *exchange {
+	ex := &exchange{id: requestID(c), start: time.Now(), transport: transportWeb}
+	c.Locals(exchangeKey{}, ex)
+	c.SetUserContext(context.WithValue(c.UserContext(), exchangeKey{}, ex))
+	c.Set(fiber.HeaderXRequestID, ex.id)
+	return ex
+}
+
+// endExchange logs and counts the exchange of c, answered.
+func endExchange(c *fiber.Ctx, ex *exchange, log *slog.Logger, m *Metrics) {
+	status := c.Response().StatusCode()
+	route := c.Method() + " " + c.Route().Path
+	if ex.operation == "" {
+		ex.operation = route
+	}
+	elapsed := time.Since(ex.start)
+	m.observe(ex, ex.outcome(status), elapsed)
+	log.LogAttrs(c.UserContext(), slog.LevelInfo, "request",
+		slog.String("method", c.Method()),
+		slog.String("route", route),
+		slog.String("transport", ex.transport),
+		slog.String("operation", ex.operation),
+		slog.Int("status", status),
+		slog.String("reason", ex.reason),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		slog.String("identity", ex.identity),
+		slog.String("client", clientAddress(c)),
+	)
 }
 
 // withRequestIDs is a log handler that adds the request id to every line logged with the

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // GET /v1/feed (§ 13): the feed as Server-Sent Events. Each listener has two halves joined
@@ -58,11 +59,11 @@ func (o FeedOptions) withDefaults() FeedOptions {
 const feedPage = 100
 
 // registerFeed adds GET /v1/feed.
-func registerFeed(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, opts FeedOptions) {
+func registerFeed(rt *router, svc *protocol.Service, log *slog.Logger, m *Metrics, opts FeedOptions) {
 	a := &api{svc: svc, log: log, metrics: m}
 	opts = opts.withDefaults()
-	app.Get("/v1/feed", func(c *fiber.Ctx) error { return a.feed(c, opts) })
-	app.All("/v1/feed", methodNotAllowed(fiber.MethodGet))
+	rt.get(admission.Listen, "/v1/feed", func(c *fiber.Ctx) error { return a.feed(c, opts) })
+	rt.all(admission.Read, "/v1/feed", methodNotAllowed(fiber.MethodGet))
 }
 
 // feed checks the request as every route does (§ 9's order), then streams.

@@ -21,7 +21,9 @@ func newFeedForum(t testing.TB, db *storage.DB, opts web.Options) *forum {
 	f := &forum{t: t, db: db, logs: new(syncBuffer)}
 	opts.DB, opts.Version, opts.Logger = db, "test", slog.New(slog.NewTextHandler(f.logs, nil))
 	f.app = web.New(opts)
-	f.base = serve(t, f.app)
+	// A feed given longer than § 19's 10 s for a write its listener takes (Feed.WriteTimeout)
+	// is served on connections that wait as long for a slow reader.
+	f.base = serveWith(t, f.app, web.ListenerOptions{SlowReaderGrace: opts.Feed.WriteTimeout})
 	f.alice = f.token("ainotes:alice", false, "read,write", nil)
 	f.bob = f.token("ainotes:bob", false, "read,write", nil)
 	f.reader = f.token("ainotes:reader", false, "read", nil)

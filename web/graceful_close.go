@@ -24,26 +24,18 @@ const (
 	lingerBytes = 4 << 20
 )
 
-// Listener wraps ln so that the app closes each of its TCP connections gracefully. Serve the
-// app with app.Listener(web.Listener(ln)).
-func Listener(ln net.Listener) net.Listener { return gracefulListener{ln} }
-
-type gracefulListener struct{ net.Listener }
-
-func (l gracefulListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if tcp, ok := c.(*net.TCPConn); ok && err == nil {
-		return &gracefulConn{TCPConn: tcp}, nil
-	}
-	return c, err
-}
-
 // gracefulConn is a TCP connection whose Close half-closes it and leaves the rest to a
 // goroutine of its own, so that the server's worker is free at once. Every other method is
 // the TCPConn's (SyscallConn too, which clientGone needs).
 type gracefulConn struct {
 	*net.TCPConn
 	closed atomic.Bool
+	// release gives the connection's place among the open ones back (listener.go), once it
+	// is closed for good.
+	release func()
+	// pace holds its writes to the slowest rate a reader may take answers at (pacing.go);
+	// nil for none.
+	pace *pacing
 
 	// The first bytes of the request being read: what the error handler has of a request
 	// the server discarded, path and all (headers over the read buffer), to answer it in the
@@ -74,13 +66,36 @@ func (c *gracefulConn) Read(p []byte) (int, error) {
 
 func (c *gracefulConn) Write(p []byte) (int, error) {
 	c.markAnswered()
-	return c.TCPConn.Write(p)
+	if c.pace == nil {
+		return c.TCPConn.Write(p)
+	}
+	return c.pace.write(c.TCPConn, p)
 }
 
 // ReadFrom is the TCPConn's (sendfile for a static file's answer), which answers too.
 func (c *gracefulConn) ReadFrom(r io.Reader) (int64, error) {
 	c.markAnswered()
-	return c.TCPConn.ReadFrom(r)
+	if c.pace == nil {
+		return c.TCPConn.ReadFrom(r)
+	}
+	return c.pace.readFrom(c.TCPConn, r)
+}
+
+// SetWriteDeadline is the server's deadline for writes (its write timeout, a stream's own);
+// each write is held to it and to the pace of its reader, whichever ends first.
+func (c *gracefulConn) SetWriteDeadline(t time.Time) error {
+	if c.pace == nil {
+		return c.TCPConn.SetWriteDeadline(t)
+	}
+	return c.pace.setDeadline(c.TCPConn, t)
+}
+
+// SetDeadline sets the read deadline and the write deadline as the two setters do.
+func (c *gracefulConn) SetDeadline(t time.Time) error {
+	if err := c.TCPConn.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.SetWriteDeadline(t)
 }
 
 func (c *gracefulConn) markAnswered() {
@@ -118,17 +133,25 @@ func (c *gracefulConn) Close() error {
 		return net.ErrClosed
 	}
 	if err := c.CloseWrite(); err != nil {
-		return c.TCPConn.Close() // the peer has gone: nothing to wait for
+		return c.closeNow() // the peer has gone: nothing to wait for
 	}
 	go c.drain()
 	return nil
+}
+
+// closeNow closes the socket and gives its place among the open connections back.
+func (c *gracefulConn) closeNow() error {
+	if c.release != nil {
+		defer c.release()
+	}
+	return c.TCPConn.Close()
 }
 
 // drain reads and discards until the client closes its side, lingerBytes have come or
 // lingerFor has passed, then closes. When the bytes run out first, it waits the rest of the
 // time without reading: the client has had its answer and still has that time to read it.
 func (c *gracefulConn) drain() {
-	defer c.TCPConn.Close()
+	defer c.closeNow()
 	until := time.Now().Add(lingerFor)
 	if c.SetReadDeadline(until) != nil {
 		return

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -14,8 +15,8 @@ import (
 // short, so that a load balancer's check never piles up behind a hung database.
 const healthTimeout = 2 * time.Second
 
-func registerHealth(app *fiber.App, db *storage.DB, log *slog.Logger) {
-	app.Get("/healthz", func(c *fiber.Ctx) error {
+func registerHealth(rt *router, db *storage.DB, log *slog.Logger) {
+	rt.get(admission.Read, "/healthz", func(c *fiber.Ctx) error {
 		ctx, cancel := context.WithTimeout(c.UserContext(), healthTimeout)
 		defer cancel()
 		c.Set(fiber.HeaderCacheControl, "no-store")

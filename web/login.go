@@ -40,8 +40,8 @@ func (p *pages) loginForm(r *pageRequest) error {
 
 // login is POST /login: the same answer for a wrong name and a wrong password. The attempt
 // is counted before the password is checked (login_limit.go), and the check waits for one of
-// the few password slots (password.SlotCount): too many attempts, or too many checks at
-// once, are refused with 429 before any is made.
+// the few password slots of the admission gate (admitPassword): too many attempts (429), or
+// too many checks at once (503, or 429 for the address's own), are refused before any is made.
 func (p *pages) login(r *pageRequest) error {
 	c := r.c
 	name, pw := c.FormValue("name"), c.FormValue("password")
@@ -73,13 +73,15 @@ func (p *pages) login(r *pageRequest) error {
 			return err
 		}
 	}
-	ok, err = password.VerifyWithin(ctx, loginPasswordSlotWait, hash, pw)
-	if errors.Is(err, password.ErrBusy) {
+	release, status := p.admitPassword(r)
+	if release == nil {
 		attempt.takeBack()
 		form.Error = "login.busy"
-		c.Set(fiber.HeaderRetryAfter, "1")
-		return r.render(fiber.StatusTooManyRequests, views.LoginPage(form))
-	} else if err != nil {
+		return r.render(status, views.LoginPage(form))
+	}
+	ok, err = password.Verify(hash, pw)
+	release()
+	if err != nil {
 		return err // a stored hash this server did not write
 	}
 	if !ok || u == nil {

@@ -16,11 +16,10 @@ import (
 // from that address. Failures from one address never lock the account for another: its
 // owner signs in from theirs while a guesser is refused at their own (OWASP ASVS 2.2.1).
 const (
-	loginWindow           = 15 * time.Minute
-	loginFailsPerAccount  = 10 // per account and client address
-	loginFailsPerAddr     = 30
-	loginNameMaxChars     = 64
-	loginPasswordSlotWait = 2 * time.Second // how long a login waits for a password check
+	loginWindow          = 15 * time.Minute
+	loginFailsPerAccount = 10 // per account and client address
+	loginFailsPerAddr    = 30
+	loginNameMaxChars    = 64
 )
 
 // loginAttempt is one login's counted attempts, to take back when it succeeds (or when it

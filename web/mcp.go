@@ -15,12 +15,34 @@ import (
 
 // registerMCP mounts the MCP transport (§ 10) at /mcp. The handler is the SDK's, on net/http;
 // it answers every method itself (POST; 405 with Allow for the others), so it takes them all.
-func registerMCP(app *fiber.App, svc *protocol.Service, log *slog.Logger, m *Metrics, tools ...mcpserver.Tool) {
+func registerMCP(rt *router, svc *protocol.Service, log *slog.Logger, m *Metrics, tools ...mcpserver.Tool) {
 	h := netHTTP(mcpserver.New(svc, mcpserver.Options{Logger: log, Observe: observeTool(m), Tools: tools}))
-	app.All("/mcp", func(c *fiber.Ctx) error {
+	checkBody := mcpserver.CheckBodySize(svc.Limits())
+	// Each call takes the slot of its tool's class, in the MCP handler (routes.go).
+	rt.addByTool("/mcp", func(c *fiber.Ctx) error {
 		exchangeOf(c).transport = transportMCP
+		// The body is read as it arrives, bounded, before the handler takes it (body.go).
+		if err := readBody(c, checkBody); err != nil {
+			return mcpRefusal(c, err)
+		}
 		return h(c)
 	})
+}
+
+// mcpRefusal answers at /mcp a refusal made before the MCP handler ran: a JSON-RPC error
+// with the refusal of § 9 as its data, and its status.
+func mcpRefusal(c *fiber.Ctx, err error) error {
+	e, ok := protocol.AsError(err)
+	if !ok {
+		return err
+	}
+	if e.Status == 0 {
+		e.Status = e.Reason.Status()
+	}
+	exchangeOf(c).refused(e)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(e.Status).Send(mcpserver.HTTPError(e.Status, e.Error(), e))
 }
 
 // observeTool records each tool call in its request's exchange, and counts an inbox call

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/storage"
 )
 
@@ -74,6 +75,9 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 	if writer := db.WriterPool(); writer != nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(writer, string(db.Kind())+"-writer"))
 	}
+	if long := db.LongReadPool(); long != nil {
+		m.registry.MustRegister(collectors.NewDBStatsCollector(long, string(db.Kind())+"-long-reads"))
+	}
 	// Known reasons start at zero, so that an alert on their rate has a series from the start.
 	for _, r := range protocol.Reasons {
 		for _, t := range []string{transportHTTP, transportMCP} {
@@ -81,6 +85,20 @@ func NewMetrics(db *storage.DB, version string) *Metrics {
 		}
 	}
 	return m
+}
+
+// watchConnections counts the connections of a listener (listener.go): how many are open,
+// and how many were refused at accept for being over max_connections or
+// max_connections_per_address. A second listener of the same instance is not counted.
+func (m *Metrics) watchConnections(conns *admission.Connections) {
+	_ = m.registry.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "parley_connections_open",
+		Help: "Connections open right now (at most max_connections).",
+	}, func() float64 { return float64(conns.Count()) }))
+	_ = m.registry.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "parley_connections_refused_total",
+		Help: "Connections closed as they were accepted, over max_connections or max_connections_per_address.",
+	}, func() float64 { return float64(conns.Refused()) }))
 }
 
 // Handler answers a scrape in the Prometheus text format.
@@ -117,9 +135,9 @@ func (m *Metrics) streaming() func() {
 // shows it. A request that came through a proxy (X-Forwarded-For or Forwarded set) is not
 // served either, since a proxy on the same machine would otherwise pass the world's requests
 // on from loopback. With --metrics-addr the main address does not serve it at all.
-func registerMetrics(app *fiber.App, m *Metrics) {
+func registerMetrics(rt *router, m *Metrics) {
 	h := adaptor.HTTPHandler(m.Handler())
-	app.Get("/metrics", func(c *fiber.Ctx) error {
+	rt.get(admission.Read, "/metrics", func(c *fiber.Ctx) error {
 		if forwarded(c) || !net.IP(c.Context().RemoteIP()).IsLoopback() {
 			return fiber.ErrNotFound
 		}

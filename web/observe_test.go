@@ -102,6 +102,9 @@ func TestMetricsCountRequests(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^go_sql_open_connections\{db_name="` + string(db.Kind()) + `"\} [1-9]`).MatchString(string(after)) {
 			t.Errorf("the database pool's metrics are missing")
 		}
+		if !regexp.MustCompile(`(?m)^go_sql_max_open_connections\{db_name="` + string(db.Kind()) + `-long-reads"\} [1-9]`).MatchString(string(after)) {
+			t.Errorf("the metrics of the pool of long reads are missing")
+		}
 
 		// A long poll is a waiter until it answers, over either transport.
 		cursor := f.must(f.get("/v1/inbox", f.reader), http.StatusOK).at("cursor")

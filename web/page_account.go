@@ -24,7 +24,7 @@ func (p *pages) account(r *pageRequest) error {
 // changePassword is POST /account/password: the current password, the new one twice. A
 // change ends every session of the human; the browser that made it carries on under a new
 // session id. The current password is checked as a login is: counted first, and within the
-// few password slots.
+// few password slots of the admission gate.
 func (p *pages) changePassword(r *pageRequest) error {
 	c := r.c
 	current, pw := c.FormValue("current"), c.FormValue("password")
@@ -49,25 +49,26 @@ func (p *pages) changePassword(r *pageRequest) error {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(attempt.retryAfter()))
 		return p.renderAccount(r, fiber.StatusTooManyRequests, views.PasswordForm{Error: "login.too_many"})
 	}
-	ok, err = password.VerifyWithin(ctx, loginPasswordSlotWait, r.user.PasswordHash, current)
-	if errors.Is(err, password.ErrBusy) {
+	// One slot for the check and the new hash: both, one after the other, or neither.
+	release, status := p.admitPassword(r)
+	if release == nil {
 		attempt.takeBack()
-		c.Set(fiber.HeaderRetryAfter, "1")
-		return p.renderAccount(r, fiber.StatusTooManyRequests, views.PasswordForm{Error: "login.busy"})
-	} else if err != nil {
+		return p.renderAccount(r, status, views.PasswordForm{Error: "login.busy"})
+	}
+	defer release()
+	ok, err = password.Verify(r.user.PasswordHash, current)
+	if err != nil {
 		return err
 	}
 	if !ok {
 		return p.renderAccount(r, fiber.StatusBadRequest, views.PasswordForm{Error: "account.wrong_password"})
 	}
 	attempt.succeeded()
-	hash, err := password.HashWithin(ctx, loginPasswordSlotWait, pw)
-	if errors.Is(err, password.ErrBusy) {
-		c.Set(fiber.HeaderRetryAfter, "1")
-		return p.renderAccount(r, fiber.StatusTooManyRequests, views.PasswordForm{Error: "login.busy"})
-	} else if err != nil {
+	hash, err := password.Hash(pw)
+	if err != nil {
 		return err
 	}
+	release()
 	write, cancel := r.afterPasswordCheck()
 	defer cancel()
 	id := randomToken()

@@ -69,6 +69,9 @@ func (p *pages) moderated(r *pageRequest, id, action string, form views.FormStat
 		return p.renderThread(r, id, refusal.Status, form)
 	}
 	if !r.htmx() {
+		if inQueue && r.c.FormValue("undo") == "yes" {
+			r.keepUndone(id, form.State) // the queue shows its result lines again, this one undone
+		}
 		if inQueue {
 			return r.redirect("/moderation")
 		}
@@ -187,8 +190,9 @@ func (p *pages) setHidden(r *pageRequest, hide bool) error {
 	in := map[string]any{"message": msg}
 	form, op := views.FormState{ID: "unhide-" + msg}, p.svc.Unhide
 	if hide {
-		in["reason"] = r.c.FormValue("reason")
-		form, op = views.FormState{ID: "hide-" + msg, Body: r.c.FormValue("reason")}, p.svc.Hide
+		public := r.c.FormValue("public") != ""
+		in["reason"], in["public"] = r.c.FormValue("reason"), public
+		form, op = views.FormState{ID: "hide-" + msg, Body: r.c.FormValue("reason"), Public: public}, p.svc.Hide
 	}
 	_, err := op(r.c.UserContext(), r.actor(), jsonInput(in))
 	if refusal, refused := protocol.AsError(err); refused {
@@ -207,5 +211,6 @@ func (p *pages) setHidden(r *pageRequest, hide bool) error {
 	if err != nil {
 		return err
 	}
-	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events)), oob(views.MessageCount(tp.Thread))))
+	return r.render(fiber.StatusOK, templ.Join(views.Messages(*tp), oob(views.Timeline(tp.Events)), oob(views.MessageCount(tp.Thread)),
+		oob(views.ThreadHeading(tp.Thread))))
 }

@@ -64,6 +64,9 @@ func (p *pages) claimActed(r *pageRequest, id, action string, form views.FormSta
 		return p.renderQueue(r, refusal.Status, form)
 	case refused:
 		return p.renderThread(r, claim.Thread, refusal.Status, form)
+	case !r.htmx() && view != "thread" && r.c.FormValue("undo") == "yes":
+		r.keepUndone(id, string(claim.State)) // the queue shows its result lines again, this one undone
+		return r.redirect("/moderation")
 	case !r.htmx() && view != "thread":
 		return r.redirect("/moderation#" + view + "-" + id)
 	case !r.htmx():

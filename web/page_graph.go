@@ -1,6 +1,8 @@
 package web
 
 import (
+	"context"
+	"errors"
 	"regexp"
 	"strconv"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/views"
 )
 
@@ -92,12 +95,46 @@ func (p *pages) renderGraph(r *pageRequest, gp views.GraphPage) error {
 	}
 	gp.Graph = g
 	if n := claimCount(g); n > 0 && n <= maxDrawnClaims {
-		drawing := graph.Drawing{Lang: r.page.Tr.Lang(), Link: nodeLink}
-		if gp.SVG, err = graph.RenderSVG(r.c.UserContext(), g, drawing); err != nil {
-			return err
+		drawn, folded, fits := g.Fit(graph.DrawingBound)
+		gp.Folded, gp.Unfit = folded, !fits
+		if fits {
+			if gp.SVG, err = p.draw(r, drawn); err != nil {
+				return p.refusedDrawing(r, err)
+			}
 		}
 	}
 	return r.render(fiber.StatusOK, views.GraphPageView(gp))
+}
+
+// draw lays g out for the page as heavy work (§ 19): admitted through the Drawing class,
+// counted against the reader (holder), drawn in a process of its own that is killed at the
+// request's deadline, so that one large drawing neither holds the others up nor outlives
+// its request.
+func (p *pages) draw(r *pageRequest, g *graph.Graph) ([]byte, error) {
+	ctx := r.c.UserContext()
+	release, err := p.svc.Admit(ctx, admission.Drawing, r.holder())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return p.renderer.RenderSVG(ctx, g, graph.Drawing{Lang: r.page.Tr.Lang(), Link: nodeLink})
+}
+
+// refusedDrawing answers a drawing that was not made: every drawing slot busy (503), the
+// reader's share of heavy work taken (429), or the deadline passed while it was drawn (503,
+// its process killed); each with Retry-After and the reason in the reader's language.
+func (p *pages) refusedDrawing(r *pageRequest, err error) error {
+	refusal, _ := protocol.AsError(err)
+	switch {
+	case errors.Is(err, graph.ErrAbandoned) || errors.Is(err, context.DeadlineExceeded):
+		return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "graph.draw_abandoned")
+	case refusal != nil && refusal.Reason == protocol.ReasonRateLimited:
+		r.c.Set(fiber.HeaderRetryAfter, strconv.Itoa(refusal.RetryAfter))
+		return r.message(fiber.StatusTooManyRequests, "page.unavailable", "graph.draw_yours")
+	case refusal != nil && refusal.Reason == protocol.ReasonUnavailable:
+		return r.message(fiber.StatusServiceUnavailable, "page.unavailable", "graph.draw_busy")
+	}
+	return err
 }
 
 // nodeLink is a node's place in its thread's page: the claim's card, the stance in it, the
@@ -115,9 +152,10 @@ func graphView(r *pageRequest) views.GraphView {
 	return v.Held()
 }
 
-// maxDrawnClaims bounds the claims the page lays out: Graphviz takes about a second for 200
-// claims with their stances, one graph at a time, and a picture of more is read by nobody.
-// A larger graph is listed and offered for download, and the filters narrow it.
+// maxDrawnClaims bounds the claims the page lays out: a picture of more is read by nobody.
+// A larger graph is listed and offered for download, and the filters narrow it. What is
+// drawn is bounded by nodes and edges too (graph.DrawingBound): beyond it the stances are
+// folded into counts on their claims.
 const maxDrawnClaims = 200
 
 // graphExport is GET /graph/export?format=&thread=: the graph as a document to download.

@@ -21,5 +21,13 @@ func (p *pages) healthPage(r *pageRequest) error {
 	} else if err != nil {
 		return err
 	}
-	return r.render(fiber.StatusOK, views.HealthPage(views.HealthView{Health: h}))
+	v := views.HealthView{Health: h}
+	if q, err := p.svc.QueueCounts(r.c.UserContext(), r.actor()); err == nil {
+		v.Queue = &q
+	} else if unavailable(err) {
+		return r.unavailable()
+	} else {
+		return err
+	}
+	return r.render(fiber.StatusOK, views.HealthPage(v))
 }

@@ -3,9 +3,8 @@ package web
 import (
 	"encoding/json"
 
-	"github.com/gofiber/fiber/v2"
-
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // The live pages: the thread page and the moderation queue keep a stream open to one of
@@ -82,9 +81,9 @@ func (p *pages) live(r *pageRequest, in map[string]string, part func(feedType st
 type liveData struct{}
 
 // registerLive adds the live pages' streams.
-func (p *pages) registerLive(app *fiber.App) {
-	app.Get("/threads/:id/live", p.wrap(readers, p.threadLive))
-	app.Get("/moderation/live", p.wrap(readers, p.queueLive))
+func (p *pages) registerLive(rt *router) {
+	rt.get(admission.Listen, "/threads/:id/live", p.wrap(readers, p.threadLive))
+	rt.get(admission.Listen, "/moderation/live", p.wrap(readers, p.queueLive))
 }
 
 // liveFrom is the feed's place now for the page being read (thread "" for every thread), or

@@ -131,6 +131,9 @@ func (p *pages) renderTokens(r *pageRequest, status int, form views.TokenForm, s
 	if err != nil {
 		return err
 	}
+	// The list names each token's rooms; htmx's answer is no full page, which would load
+	// them for its navigation.
+	r.loadRooms()
 	d := views.Tokens{Realm: p.svc.Realm(), Tokens: tokens, Users: users, Secret: secret, Form: form, MCPURL: r.c.BaseURL() + "/mcp"}
 	for _, t := range revoking {
 		d.Revoking = t

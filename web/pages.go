@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -13,8 +14,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gorilla/sessions"
 
+	"github.com/parleyforum/parley/graph"
 	"github.com/parleyforum/parley/locale"
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 	"github.com/parleyforum/parley/reputation"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/views"
@@ -37,6 +40,7 @@ type pages struct {
 	feed       FeedOptions // the live pages' streams, tuned as GET /v1/feed's
 	metrics    *Metrics
 	clock      func() time.Time // now, for the pages' times and what they derive from it
+	renderer   *graph.Renderer  // draws the claim graph (page_graph.go)
 }
 
 // access is who may use a route.
@@ -55,60 +59,61 @@ func newPages(svc *protocol.Service, rep *reputation.Service, opts Options) *pag
 		svc: svc, rep: rep, db: opts.DB, store: newSessionStore(opts.SessionKey),
 		publicRead: opts.PublicRead, log: opts.Logger,
 		feed: opts.Feed.withDefaults(), metrics: opts.Metrics, clock: opts.Clock,
+		renderer: cmp.Or(opts.Renderer, &graph.Renderer{}),
 	}
 }
 
-// register adds the pages' routes to app.
-func (p *pages) register(app *fiber.App) {
-	app.Get("/favicon.ico", func(c *fiber.Ctx) error {
+// register adds the pages' routes, each with its admission class (routes.go).
+func (p *pages) register(rt *router) {
+	rt.get(admission.Read, "/favicon.ico", func(c *fiber.Ctx) error {
 		// Browsers ask for it on every site; the icon is an SVG among the static files.
 		return c.Redirect(views.FaviconPath, fiber.StatusMovedPermanently)
 	})
-	app.Get("/setup", p.wrap(anyone, p.setupForm))
-	app.Post("/setup", p.wrap(anyone, p.setup))
-	app.Get("/login", p.wrap(anyone, p.loginForm))
-	app.Post("/login", p.wrap(anyone, p.login))
-	app.Post("/logout", p.wrap(anyone, p.logout))
-	app.Get("/account", p.wrap(members, p.account))
-	app.Post("/account/password", p.wrap(members, p.changePassword))
-	app.Post("/account/sessions/:id/end", p.wrap(members, p.endSession))
-	app.Post("/account/signout-everywhere", p.wrap(members, p.signOutEverywhere))
-	app.Post("/users/:name/signout", p.wrap(admins, p.signOutUser))
+	rt.get(admission.Read, "/setup", p.wrap(anyone, p.setupForm))
+	rt.post(admission.Password, "/setup", p.wrap(anyone, p.setup))
+	rt.get(admission.Read, "/login", p.wrap(anyone, p.loginForm))
+	rt.post(admission.Password, "/login", p.wrap(anyone, p.login))
+	rt.post(admission.Write, "/logout", p.wrap(anyone, p.logout))
+	rt.get(admission.Read, "/account", p.wrap(members, p.account))
+	rt.post(admission.Password, "/account/password", p.wrap(members, p.changePassword))
+	rt.post(admission.Write, "/account/sessions/:id/end", p.wrap(members, p.endSession))
+	rt.post(admission.Write, "/account/signout-everywhere", p.wrap(members, p.signOutEverywhere))
+	rt.post(admission.Write, "/users/:name/signout", p.wrap(admins, p.signOutUser))
 
-	app.Get("/", p.wrap(readers, p.threadList))
-	app.Get("/threads/new", p.wrap(members, p.newThreadForm)) // before /threads/:id, which it would match
-	app.Post("/threads", p.wrap(members, p.openThread))
-	app.Get("/threads/:id", p.wrap(readers, p.threadPage))
-	app.Post("/threads/:id/confirm", p.wrap(members, p.confirm))
-	app.Post("/threads/:id/mark", p.wrap(members, p.mark))
-	app.Post("/threads/:id/messages", p.wrap(members, p.reply))
-	app.Post("/threads/:id/messages/:msg/hide", p.wrap(members, p.hideMessage))
-	app.Post("/threads/:id/messages/:msg/unhide", p.wrap(members, p.unhideMessage))
-	app.Get("/moderation", p.wrap(readers, p.queue))
-	p.registerLive(app)
-	app.Post("/claims/:id/verify", p.wrap(members, p.verifyClaim))
-	app.Post("/claims/:id/mark", p.wrap(members, p.markClaim))
-	app.Post("/claims/:id/confirm", p.wrap(members, p.confirmClaim))
-	app.Post("/moderation/confirm", p.wrap(members, p.confirmSelected))
-	app.Get("/artifacts/:ref", p.wrap(readers, p.artifactPage))
-	app.Get("/search", p.wrap(readers, p.searchPage))
-	app.Get("/identities", p.wrap(readers, p.identitiesPage))
-	app.Get("/identities/:identity", p.wrap(readers, p.identityPage))
-	app.Get("/health", p.wrap(readers, p.healthPage))
-	app.Get("/graph", p.wrap(readers, p.graphPage))
-	app.Get("/graph/export", p.wrap(readers, p.graphExport))
-	app.Get("/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
+	rt.get(admission.Read, "/", p.wrap(readers, p.threadList))
+	rt.get(admission.Read, "/threads/new", p.wrap(members, p.newThreadForm)) // before /threads/:id, which it would match
+	rt.post(admission.Write, "/threads", p.wrap(members, p.openThread))
+	rt.get(admission.Read, "/threads/:id", p.wrap(readers, p.threadPage))
+	rt.post(admission.Write, "/threads/:id/confirm", p.wrap(members, p.confirm))
+	rt.post(admission.Write, "/threads/:id/mark", p.wrap(members, p.mark))
+	rt.post(admission.Write, "/threads/:id/messages", p.wrap(members, p.reply))
+	rt.post(admission.Write, "/threads/:id/messages/:msg/hide", p.wrap(members, p.hideMessage))
+	rt.post(admission.Write, "/threads/:id/messages/:msg/unhide", p.wrap(members, p.unhideMessage))
+	rt.get(admission.Read, "/moderation", p.wrap(readers, p.queue))
+	p.registerLive(rt)
+	rt.post(admission.Write, "/claims/:id/verify", p.wrap(members, p.verifyClaim))
+	rt.post(admission.Write, "/claims/:id/mark", p.wrap(members, p.markClaim))
+	rt.post(admission.Write, "/claims/:id/confirm", p.wrap(members, p.confirmClaim))
+	rt.post(admission.Write, "/moderation/confirm", p.wrap(members, p.confirmSelected))
+	rt.get(admission.Read, "/artifacts/:ref", p.wrap(readers, p.artifactPage))
+	rt.get(admission.Read, "/search", p.wrap(readers, p.searchPage))
+	rt.get(admission.Read, "/identities", p.wrap(readers, p.identitiesPage))
+	rt.get(admission.Read, "/identities/:identity", p.wrap(readers, p.identityPage))
+	rt.get(admission.Read, "/health", p.wrap(readers, p.healthPage))
+	rt.get(admission.Drawing, "/graph", p.wrap(readers, p.graphPage))
+	rt.get(admission.Read, "/graph/export", p.wrap(readers, p.graphExport))
+	rt.get(admission.Drawing, "/threads/:id/graph", p.wrap(readers, p.threadGraphPage))
 
-	app.Get("/rooms", p.wrap(admins, p.roomAdmin))
-	app.Post("/rooms", p.wrap(admins, p.createRoom))
-	app.Post("/rooms/move", p.wrap(members, p.moveThread))
-	app.Get("/rooms/:name", p.wrap(readers, p.roomPage))
-	app.Post("/rooms/:name", p.wrap(admins, p.updateRoom))
-	app.Post("/threads/:id/move", p.wrap(members, p.moveThread))
+	rt.get(admission.Read, "/rooms", p.wrap(admins, p.roomAdmin))
+	rt.post(admission.Write, "/rooms", p.wrap(admins, p.createRoom))
+	rt.post(admission.Write, "/rooms/move", p.wrap(members, p.moveThread))
+	rt.get(admission.Read, "/rooms/:name", p.wrap(readers, p.roomPage))
+	rt.post(admission.Write, "/rooms/:name", p.wrap(admins, p.updateRoom))
+	rt.post(admission.Write, "/threads/:id/move", p.wrap(members, p.moveThread))
 
-	app.Get("/tokens", p.wrap(admins, p.tokens))
-	app.Post("/tokens", p.wrap(admins, p.createToken))
-	app.Post("/tokens/:id/revoke", p.wrap(admins, p.revokeToken))
+	rt.get(admission.Read, "/tokens", p.wrap(admins, p.tokens))
+	rt.post(admission.Write, "/tokens", p.wrap(admins, p.createToken))
+	rt.post(admission.Write, "/tokens/:id/revoke", p.wrap(admins, p.revokeToken))
 }
 
 // pageRequest is one request to a page, with what wrap found out about it.
@@ -131,6 +136,10 @@ const pageRequestKey = "parley.pageRequest"
 func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		setPageHeaders(c)
+		// A form is read as it arrives, bounded as a request of the API is (body.go).
+		if err := readForm(c, p.svc); err != nil {
+			return err
+		}
 		// A page's database work has the deadline of any request's (docs/reliability.md).
 		bounded, cancel := p.svc.Bounded(c.UserContext())
 		defer cancel()
@@ -141,7 +150,7 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		}
 		if unavailable(err) {
 			// Without the database nobody can be known: a page without a session says so.
-			return unavailablePage(c)
+			return p.unavailablePage(c)
 		} else if err != nil {
 			return err
 		}
@@ -155,6 +164,19 @@ func (p *pages) wrap(who access, h pageHandler) fiber.Handler {
 		}
 		return err
 	}
+}
+
+// readForm reads the body of a request that may carry a form, up to request_max_bytes; a
+// refusal is answered with the forum's page for its status.
+func readForm(c *fiber.Ctx, svc *protocol.Service) error {
+	if c.Method() == fiber.MethodGet || c.Method() == fiber.MethodHead {
+		return nil
+	}
+	err := readBody(c, svc.CheckRequestSize)
+	if e, ok := protocol.AsError(err); ok {
+		return fiber.NewError(e.Status, e.Message)
+	}
+	return err
 }
 
 // begin reads the session, the language and the human signed in.
@@ -235,6 +257,16 @@ func (r *pageRequest) actor() *protocol.Actor {
 	return protocol.PublicReader()
 }
 
+// holder is whom the request's heavy work (a drawing, a password check) is counted against
+// (§ 19): the human signed in, or the client address of a reader who is not — every anonymous
+// reader is the same public reader to the operation layer, but not to the admission gate.
+func (r *pageRequest) holder() string {
+	if r.user != nil {
+		return protocol.HolderOf(protocol.HumanActor(r.user.Name), clientAddress(r.c))
+	}
+	return protocol.HolderOf(nil, clientAddress(r.c))
+}
+
 // htmx reports whether htmx sent the request, which then wants a part of the page.
 func (r *pageRequest) htmx() bool { return r.c.Get("HX-Request") == "true" }
 
@@ -247,8 +279,16 @@ func (r *pageRequest) render(status int, component templ.Component) error {
 	if status < 500 && !r.htmx() && (r.user != nil || r.p.publicRead) {
 		r.loadRooms() // the navigation's rooms
 	}
-	if status < 500 && !r.htmx() && r.user != nil {
-		r.loadQueueCount() // beside the queue's link in the navigation
+	if status < 500 && r.user != nil && (!r.htmx() || r.c.Get("HX-Target") == views.QueueLinkID) {
+		r.loadQueueCount() // beside the queue's link in the navigation, also when a live page refreshes it
+	}
+	if status < 500 && r.user != nil && r.htmx() && r.c.Method() == fiber.MethodPost {
+		// Whatever a human did may have settled or made a proposal: the answer brings the
+		// navigation's count along, out of band.
+		r.loadQueueCount()
+		shown, _ := url.Parse(r.c.Get("HX-Current-URL")) // the page the answer is swapped into
+		onQueue := shown != nil && shown.Path == "/moderation"
+		component = templ.Join(component, oob(views.QueueLink(onQueue)))
 	}
 	r.c.Status(status)
 	if status == fiber.StatusServiceUnavailable {

@@ -9,11 +9,19 @@ import (
 
 // The result lines of confirms done without JavaScript travel to the queue page that the
 // post redirects to in the (encrypted, signed) session, as the token secret does, and are
-// removed from it when that page shows them. One line per result: "subject state back", or
-// "subject ! reason" for a refusal; a single "-" says nothing was selected. Only the reason
-// of a refusal travels: it is what the page shows, in the reader's language.
+// taken from it when that page shows them. One line per result: "subject state back",
+// "subject ! reason" for a refusal, "subject ~ state" for a confirm undone (re-marked back
+// to state); a single "-" says nothing was selected. Only the reason of a refusal travels:
+// it is what the page shows, in the reader's language.
+//
+// The lines a page showed stay in the session (sessShown) until other lines replace them, for
+// the Undo of one of them: without JavaScript it is a post and a new page, which shows the
+// same lines again with that one undone — the others keep their Undo.
 
-const sessConfirmed = "confirmed"
+const (
+	sessConfirmed = "confirmed"
+	sessShown     = "confirmed_shown"
+)
 
 // maxKeptResults bounds what the session carries (its cookie holds about 4 KB).
 const maxKeptResults = 60
@@ -25,9 +33,12 @@ func (r *pageRequest) keepConfirmed(results []views.Confirmed, noneSelected bool
 		if len(lines) == maxKeptResults {
 			break
 		}
-		if c.Refusal != nil {
+		switch {
+		case c.Refusal != nil:
 			lines = append(lines, strings.Join([]string{field(c.Subject), "!", string(c.Refusal.Reason)}, " "))
-		} else {
+		case c.Undone:
+			lines = append(lines, strings.Join([]string{field(c.Subject), "~", field(c.State)}, " "))
+		default:
 			lines = append(lines, strings.Join([]string{field(c.Subject), field(c.State), field(c.Back)}, " "))
 		}
 	}
@@ -38,6 +49,24 @@ func (r *pageRequest) keepConfirmed(results []views.Confirmed, noneSelected bool
 	r.dirty = true
 }
 
+// keepUndone leaves for the next queue page the result lines the last one showed, with
+// subject's now undone — re-marked back to state — or, when that page showed none of it
+// (another tab's Undo), that line alone.
+func (r *pageRequest) keepUndone(subject, state string) {
+	results, _ := parseKept(str(r.sess, sessShown))
+	undone := views.Confirmed{Subject: subject, State: state, Undone: true}
+	found := false
+	for i, c := range results {
+		if c.Subject == subject && c.Refusal == nil {
+			results[i], found = undone, true
+		}
+	}
+	if !found {
+		results = []views.Confirmed{undone}
+	}
+	r.keepConfirmed(results, false)
+}
+
 // takeConfirmed takes the results a confirm left in the session, if any.
 func (r *pageRequest) takeConfirmed() (results []views.Confirmed, noneSelected bool) {
 	kept := str(r.sess, sessConfirmed)
@@ -45,7 +74,13 @@ func (r *pageRequest) takeConfirmed() (results []views.Confirmed, noneSelected b
 		return nil, false
 	}
 	delete(r.sess.Values, sessConfirmed)
+	r.sess.Values[sessShown] = kept
 	r.dirty = true
+	return parseKept(kept)
+}
+
+// parseKept reads kept result lines.
+func parseKept(kept string) (results []views.Confirmed, noneSelected bool) {
 	if kept == "-" {
 		return nil, true
 	}
@@ -55,8 +90,11 @@ func (r *pageRequest) takeConfirmed() (results []views.Confirmed, noneSelected b
 			continue
 		}
 		c := views.Confirmed{Subject: f[0], State: f[1], Back: f[2]}
-		if f[1] == "!" {
+		switch f[1] {
+		case "!":
 			c = views.Confirmed{Subject: f[0], Refusal: &protocol.Error{Reason: protocol.Reason(f[2])}}
+		case "~":
+			c = views.Confirmed{Subject: f[0], State: f[2], Undone: true}
 		}
 		results = append(results, c)
 	}

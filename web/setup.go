@@ -46,12 +46,14 @@ func (p *pages) setup(r *pageRequest) error {
 	if form.Error != "" {
 		return r.render(fiber.StatusBadRequest, views.SetupPage(form))
 	}
-	hash, err := password.HashWithin(c.UserContext(), loginPasswordSlotWait, pw)
-	if errors.Is(err, password.ErrBusy) {
+	release, status := p.admitPassword(r)
+	if release == nil {
 		form.Error = "login.busy"
-		c.Set(fiber.HeaderRetryAfter, "1")
-		return r.render(fiber.StatusTooManyRequests, views.SetupPage(form))
-	} else if err != nil {
+		return r.render(status, views.SetupPage(form))
+	}
+	hash, err := password.Hash(pw)
+	release()
+	if err != nil {
 		return err
 	}
 	u, err := p.db.CreateFirstUser(c.UserContext(), form.Name, hash)

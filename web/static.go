@@ -4,8 +4,9 @@ import (
 	"io/fs"
 	"net/http"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // staticMaxAge lets browsers keep the stylesheets and scripts for an hour: short enough
@@ -13,11 +14,11 @@ import (
 const staticMaxAge = 3600
 
 // registerStatic serves files (the embedded assets) under /static, when there are any.
-func registerStatic(app *fiber.App, files fs.FS) {
+func registerStatic(rt *router, files fs.FS) {
 	if files == nil {
 		return
 	}
-	app.Use("/static", filesystem.New(filesystem.Config{
+	rt.use(admission.Read, "/static", filesystem.New(filesystem.Config{
 		Root:   http.FS(files),
 		MaxAge: staticMaxAge,
 	}))

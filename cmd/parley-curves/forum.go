@@ -44,8 +44,8 @@ type forum struct {
 
 	inboxSince []byte // {"since": …}: the reader's cursor before the new items
 	inboxItems int    // what a read with it returns
-	// inboxSinceRoom is {"since": …, "room": "team"}: the same cursor, filtered to the room
-	// that holds the five new items.
+	// inboxSinceRoom is {"since": …, "room": "team"}: the cursor of the inbox filtered to the
+	// room that holds the five new items, taken at the same point.
 	inboxSinceRoom []byte
 	teamRooms      map[string]bool // the keys of team and team-inner
 	readThread     []byte          // {"thread": …}: a seeded thread in the middle of the forum
@@ -115,20 +115,14 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 	if err := f.svc.DB().AwaitHorizon(ctx, horizonPatience); err != nil {
 		return err
 	}
-	cursor := ""
-	for {
-		req := `{"limit":100}`
-		if cursor != "" {
-			req = `{"limit":100,"since":"` + cursor + `"}`
-		}
-		res, err := f.svc.Inbox(ctx, reader, []byte(req))
-		if err != nil {
-			return err
-		}
-		cursor = res.Cursor
-		if !res.More {
-			break
-		}
+	// A cursor belongs to its list: the inbox and the inbox of the room each have their own.
+	cursor, err := catchUpInbox(ctx, f.svc, reader, "")
+	if err != nil {
+		return err
+	}
+	roomCursor, err := catchUpInbox(ctx, f.svc, reader, `,"room":"`+roomName+`"`)
+	if err != nil {
+		return err
 	}
 	sends := []struct {
 		from int
@@ -155,7 +149,7 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 		return err
 	}
 	f.inboxSince = []byte(`{"since":"` + cursor + `"}`)
-	f.inboxSinceRoom = []byte(`{"since":"` + cursor + `","room":"` + roomName + `"}`)
+	f.inboxSinceRoom = []byte(`{"since":"` + roomCursor + `","room":"` + roomName + `"}`)
 	for _, req := range [][]byte{f.inboxSince, f.inboxSinceRoom} {
 		res, err := f.svc.Inbox(ctx, reader, req)
 		if err != nil {
@@ -166,6 +160,26 @@ func (f *forum) prepareInbox(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// catchUpInbox reads the reader's inbox (with the filters of filters, ",…" members of the
+// request) to its end and answers the cursor there.
+func catchUpInbox(ctx context.Context, svc *protocol.Service, reader *protocol.Actor, filters string) (string, error) {
+	cursor := ""
+	for {
+		req := `{"limit":100` + filters + `}`
+		if cursor != "" {
+			req = `{"limit":100,"since":"` + cursor + `"` + filters + `}`
+		}
+		res, err := svc.Inbox(ctx, reader, []byte(req))
+		if err != nil {
+			return "", err
+		}
+		cursor = res.Cursor
+		if !res.More {
+			return cursor, nil
+		}
+	}
 }
 
 // horizonPatience bounds each wait of prepareInbox for the read horizon.

@@ -139,7 +139,10 @@ func serve(ctx context.Context, binary, addr, metricsAddr, db, logPath string) (
 		return func() {}, err
 	}
 	cmd := exec.Command(binary, "serve", "--addr", addr, "--metrics-addr", metricsAddr, "--db", db)
-	cmd.Env = append(serverEnv(), "PARLEY_LIMIT_WRITES_PER_MINUTE="+strconv.Itoa(writeRateLimit))
+	// Every agent connects from this machine: one address, more connections than the 64 a
+	// client address may open by default (max_connections_per_address).
+	cmd.Env = append(serverEnv(), "PARLEY_LIMIT_WRITES_PER_MINUTE="+strconv.Itoa(writeRateLimit),
+		"PARLEY_LIMIT_MAX_CONNECTIONS_PER_ADDRESS=4096")
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {

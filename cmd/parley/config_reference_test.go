@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/parleyforum/parley/protocol"
 )
 
 var updateDocs = flag.Bool("update-docs", false, "rewrite the configuration reference in docs/operating.md")
@@ -59,6 +61,25 @@ func TestEveryOptionHasThreeNames(t *testing.T) {
 		}
 		if !strings.HasPrefix(o.env, "PARLEY_") {
 			t.Errorf("variable %s does not start with PARLEY_", o.env)
+		}
+	}
+}
+
+// Every limit is described in docs/operating.md's table of what each protects against and
+// how to raise it.
+func TestOperatingDocDescribesEveryLimit(t *testing.T) {
+	raw, err := os.ReadFile(operatingDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "\n## Limits: what each protects against")
+	if !ok {
+		t.Fatalf("%s lacks the section on limits", operatingDoc)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, name := range protocol.LimitNames() {
+		if !strings.Contains(section, "`"+name+"`") {
+			t.Errorf("the limit %s is not described in %s's section on limits", name, operatingDoc)
 		}
 	}
 }

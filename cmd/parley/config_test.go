@@ -148,6 +148,7 @@ func TestConfigErrors(t *testing.T) {
 		{name: "unknown limit in environment", env: []string{"PARLEY_LIMIT_WRITES_PER_HOUR=1"}, want: "PARLEY_LIMIT_WRITES_PER_HOUR"},
 		{name: "limit below one", env: []string{"PARLEY_LIMIT_BODY_MAX_CHARS=0"}, want: "at least 1"},
 		{name: "limits that contradict", env: []string{"PARLEY_LIMIT_INBOX_DEFAULT_ITEMS=200"}, want: "inbox_default_items"},
+		{name: "more connections per address than in all", env: []string{"PARLEY_LIMIT_MAX_CONNECTIONS=10", "PARLEY_LIMIT_MAX_CONNECTIONS_PER_ADDRESS=64"}, want: "max_connections_per_address"},
 		{name: "trusted proxy not an address", flags: map[string]string{"trusted-proxies": "10.0.0.0/8,proxy"}, want: `"proxy" is neither`},
 		{name: "unknown log format", env: []string{"PARLEY_LOG_FORMAT=xml"}, want: "PARLEY_LOG_FORMAT"},
 		{name: "unknown log level", file: "log_level = \"loud\"\n", want: "log_level in"},

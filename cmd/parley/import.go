@@ -11,7 +11,8 @@ import (
 
 // runImport brings the claims of another realm's JSON export or jsonl dataset into this
 // forum (PROTOCOL.md § 14): only from a realm trusted with --trust-realm or PARLEY_TRUST_REALMS, only when every
-// proof holds, in one transaction. A refusal is one line naming what failed, and nothing is
+// proof holds and every item obeys this forum's rules, in one transaction; the file is read
+// as it streams, and refused past limits.import_max_bytes. A refusal is one line naming what failed, and nothing is
 // written; importing the same export again writes nothing.
 func runImport(ctx context.Context, s *stdio, c *command, args []string) error {
 	f := newFlags(s, c)
@@ -36,17 +37,19 @@ func runImport(ctx context.Context, s *stdio, c *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(positional[0])
+	file, err := os.Open(positional[0])
 	if err != nil {
 		return fmt.Errorf("import: %w", err)
 	}
+	defer file.Close()
 	db, err := openMigrated(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	svc := protocol.New(db, protocol.Options{Realm: cfg.Realm, Limits: cfg.Limits, TrustRealms: cfg.TrustRealms})
-	res, err := svc.ImportExport(ctx, protocol.OperatorActor(), data, threadID)
+	// The file is read as it streams, within limits.import_max_bytes.
+	res, err := svc.ImportFrom(ctx, protocol.OperatorActor(), file, threadID)
 	if err != nil {
 		return refusalError("import", err)
 	}

@@ -137,6 +137,21 @@ func TestImportBetweenRealms(t *testing.T) {
 		if !strings.Contains(out, "attest by alpha:bob on "+claimID) {
 			t.Errorf("verify-export of gamma's export printed:\n%s", out)
 		}
+		// Pinned to the realms whose keys signed them, beta's and gamma's exports verify;
+		// pinned to beta's key alone, beta's export fails on bob's binding, which alpha made.
+		didC := strings.TrimSpace(parley(t, "realm-key", "--db", urlC).ok(t, "gamma's realm key").stdout)
+		for _, pinned := range [][]string{
+			{exportB, "--trust-realm", "beta=" + didB, "--trust-realm", "alpha=" + didA},
+			{datasetB, "--realm-key", didB, "--realm-key", didA},
+			{exportC, "--trust-realm", "gamma=" + didC, "--trust-realm", "alpha=" + didA},
+		} {
+			parley(t, append([]string{"verify-export"}, pinned...)...).ok(t, "verify-export "+strings.Join(pinned[1:], " "))
+		}
+		r := parley(t, "verify-export", exportB, "--realm-key", didB)
+		r.fails(t, "verify-export of beta's export pinned to beta alone", exitRuntime, "proofs do not hold")
+		if !strings.Contains(r.stdout, "FAIL binding of") || !strings.Contains(r.stdout, didA+", not by an expected realm key: "+didB) {
+			t.Errorf("verify-export of beta's export pinned to beta alone printed:\n%s", r.stdout)
+		}
 		var origin struct {
 			Claims []protocol.ClaimView `json:"claims"`
 		}
@@ -377,4 +392,21 @@ func writeFile(t *testing.T, path, text string) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// parley import reads its FILE as a bounded stream (PROTOCOL.md § 14): a file one byte over
+// limits.import_max_bytes is refused with one line and exit 1, and so is /dev/zero, at once:
+// it is no JSON.
+func TestImportReadsABoundedStream(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		dir := t.TempDir()
+		over := filepath.Join(dir, "over.json")
+		writeFile(t, over, "{"+strings.Repeat(" ", 4096))
+		invocation{args: []string{"import", over, "--db", url, "--realm", "beta"}, env: []string{"PARLEY_LIMIT_IMPORT_MAX_BYTES=4096"}}.run(t).
+			fails(t, "the import of 4097 bytes", exitRuntime, "larger than import_max_bytes (4096 bytes)")
+		// Refused at its first byte, /dev/zero is read no further (the protocol package's
+		// TestImportReadIsBounded counts the bytes and the memory).
+		parley(t, "import", "/dev/zero", "--db", url, "--realm", "beta").
+			fails(t, "the import of /dev/zero", exitRuntime, "does not begin with a JSON object")
+	})
 }

@@ -65,3 +65,23 @@ func TestRoomCommands(t *testing.T) {
 		parley(t, "export", "--room", "research", "--db", url).ok(t, "export --room")
 	})
 }
+
+// A room may not be named like a room's id (PROTOCOL.md § 16): rm_ and anything, in any case,
+// or a number; room create says why and creates nothing, so that token create --rooms rm_9
+// always means room 9.
+func TestRoomCreateRefusesNamesLikeIDs(t *testing.T) {
+	eachKind(t, func(t *testing.T, url string) {
+		for _, tc := range []struct{ name, why string }{
+			{"rm_9", "must not begin with rm_"},
+			{"RM_9", "must not begin with rm_"},
+			{"rm_research", "must not begin with rm_"},
+			{"123", "must not be a number"},
+		} {
+			parley(t, "room", "create", "--name", tc.name, "--title", "Like an id", "--db", url).fails(t, "the name "+tc.name, 1, tc.why)
+		}
+		out := parley(t, "room", "list", "--json", "--db", url).ok(t, "room list --json").stdout
+		if strings.Contains(out, "Like an id") {
+			t.Errorf("a refused room was created: %s", out)
+		}
+	})
+}

@@ -47,11 +47,17 @@ func runServe(ctx context.Context, s *stdio, c *command, args []string) error {
 	return err
 }
 
-// serve runs the server until ctx ends, then shuts it down. Everything that needs the
-// database happens before the socket opens, so that once the server says it is listening,
-// nothing is left that could fail.
+// serve runs the server until ctx ends, then shuts it down. The socket opens first, so that
+// an address in use fails before the database is created or migrated; everything that needs
+// the database happens before the server says it is listening (connections wait in the
+// socket's queue until then), so that once it says so, nothing is left that could fail.
 func serve(ctx context.Context, s *stdio, cfg Config) error {
 	log := newLogger(s.err, cfg)
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v", cfg.Addr, err)
+	}
+	defer ln.Close() // a start that fails below; closed again, harmlessly, after a shutdown
 	db, err := openMigratedWith(ctx, cfg, storage.Options{StatementTimeout: cfg.RequestDeadline})
 	if err != nil {
 		return err
@@ -95,10 +101,6 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		}
 		defer metricsSrv.stop(context.Background())
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %v", cfg.Addr, err)
-	}
 	app := web.New(web.Options{
 		DB:               db,
 		Realm:            cfg.Realm,
@@ -116,9 +118,11 @@ func serve(ctx context.Context, s *stdio, cfg Config) error {
 		TrustRealms:      cfg.TrustRealms,
 	})
 	served := make(chan error, 1)
-	// Connections are closed as net/http closes them: a client refused in the middle of its
-	// request reads the refusal instead of a reset.
-	go func() { served <- app.Listener(web.Listener(ln)) }()
+	// Connections are bounded in number, in all and per client address, and held to the pace
+	// of the slowest reader allowed (PROTOCOL.md § 19); they are closed as net/http closes
+	// them: a client refused in the middle of its request reads the refusal instead of a reset.
+	bounded := web.ListenerWith(ln, web.ListenerOptions{Limits: cfg.Limits, TrustedProxies: cfg.TrustedProxies, Metrics: metrics})
+	go func() { served <- app.Listener(bounded) }()
 
 	// The socket is listening, so connections from now on wait in its queue until the server
 	// takes them: the line is true as soon as it is printed.

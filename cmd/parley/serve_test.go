@@ -5,11 +5,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -228,11 +231,17 @@ func TestServe(t *testing.T) {
 	})
 }
 
+// serve on an address in use fails before it touches the database: the second forum's
+// database is neither created nor migrated.
 func TestServeAddressInUse(t *testing.T) {
 	first := startServe(t, "--db", "sqlite:"+t.TempDir()+"/first.db")
 	addr := strings.TrimPrefix(first.base, "http://")
-	r := parley(t, "serve", "--addr", addr, "--db", "sqlite:"+t.TempDir()+"/second.db")
+	second := t.TempDir() + "/second.db"
+	r := parley(t, "serve", "--addr", addr, "--db", "sqlite:"+second)
 	r.fails(t, "serve on a taken address", exitRuntime, "cannot listen on "+addr)
+	if _, err := os.Stat(second); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("serve on a taken address created its database %s first (%v)", second, err)
+	}
 	first.stop(syscall.SIGTERM)
 }
 

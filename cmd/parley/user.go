@@ -105,7 +105,11 @@ func runUserSignout(ctx context.Context, s *stdio, c *command, args []string) er
 	if err != nil {
 		return fmt.Errorf("ending the sessions of %s: %w", *name, err)
 	}
-	fmt.Fprintf(s.out, "ended %d sessions of %s\n", n, protocol.HumanIdentity(*name))
+	sessions := "sessions"
+	if n == 1 {
+		sessions = "session"
+	}
+	fmt.Fprintf(s.out, "ended %d %s of %s\n", n, sessions, protocol.HumanIdentity(*name))
 	return nil
 }
 

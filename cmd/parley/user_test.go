@@ -63,13 +63,13 @@ func TestUserSignout(t *testing.T) {
 		db := openDB(t, url)
 		future := storage.Now().Add(time.Hour)
 		var ids []int64
-		for _, name := range []string{"alice", "bob"} {
+		for name, sessions := range map[string]int{"alice": 2, "bob": 1} {
 			u, err := db.CreateUser(ctx, name, "$argon2id$v=19$x")
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids = append(ids, u.ID)
-			for i := range 2 {
+			for i := range sessions {
 				if _, err := db.CreateSession(ctx, u.ID, storage.NewSession{Hash: fmt.Sprintf("%s-%d", name, i), ExpiresAt: future}); err != nil {
 					t.Fatal(err)
 				}
@@ -79,10 +79,23 @@ func TestUserSignout(t *testing.T) {
 		if !strings.Contains(out, "ended 2 sessions of human:alice") {
 			t.Errorf("user signout printed %q", out)
 		}
-		for i, want := range []int{0, 2} {
-			if list, err := db.Sessions(ctx, ids[i]); err != nil || len(list) != want {
-				t.Errorf("user %d has %d sessions, %v; want %d", ids[i], len(list), err, want)
+		alice, err := db.UserByName(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			want := 1 // bob's
+			if id == alice.ID {
+				want = 0
 			}
+			if list, err := db.Sessions(ctx, id); err != nil || len(list) != want {
+				t.Errorf("user %d has %d sessions, %v; want %d", id, len(list), err, want)
+			}
+		}
+		// One session is one session, not "1 sessions".
+		out = invocation{args: []string{"user", "signout", "--name", "bob", "--db", url}}.run(t).ok(t, "user signout").stdout
+		if !strings.Contains(out, "ended 1 session of human:bob") {
+			t.Errorf("user signout of bob's one session printed %q", out)
 		}
 		invocation{args: []string{"user", "signout", "--name", "nobody", "--db", url}}.run(t).fails(t, "unknown user", exitRuntime, "no user named nobody")
 		invocation{args: []string{"user", "signout", "--db", url}}.run(t).fails(t, "no name", exitUsage, "--name")

@@ -21,12 +21,13 @@ import (
 	"time"
 )
 
-// Class is a kind of work, with a capacity of its own.
+// Class is a kind of work, with a capacity of its own. The zero Class is none: a route that
+// has not declared its class, which a test of every route's table finds.
 type Class int
 
 const (
 	// Read is a read answered within one page: a thread, a list, a search, a page.
-	Read Class = iota
+	Read Class = iota + 1
 	// Write is a write of one request: a send, a stance, a mark.
 	Write
 	// Password is one argon2id hash or check (64 MiB while it runs).
@@ -37,6 +38,11 @@ const (
 	Drawing
 	// Import is one import read, checked and written.
 	Import
+	// Listen is a request that waits for news: a long poll, a feed. It takes no slot of the
+	// gate — it holds little while it waits, and for long — and is bounded by the counts of
+	// waiters of its own (inbox_waits_per_identity, inbox_waits_max), which its operation
+	// keeps.
+	Listen
 
 	classCount
 )
@@ -44,14 +50,25 @@ const (
 // Classes lists every class, in order.
 func Classes() []Class {
 	out := make([]Class, 0, classCount)
-	for c := Class(0); c < classCount; c++ {
+	for c := Read; c < classCount; c++ {
 		out = append(out, c)
 	}
 	return out
 }
 
+// Declared reports whether c is one of the classes, not the zero Class of a route that
+// declared none.
+func (c Class) Declared() bool { return c >= Read && c < classCount }
+
 // Heavy reports whether work of the class is counted against its holder's share.
-func (c Class) Heavy() bool { return c >= Password && c < classCount }
+func (c Class) Heavy() bool { return c >= Password && c <= Import }
+
+// Light reports whether work of the class takes a slot of the gate without a holder's share:
+// a read or a write of one request, admitted where its route is served.
+func (c Class) Light() bool { return c == Read || c == Write }
+
+// Gated reports whether work of the class takes a slot of the gate at all (Listen does not).
+func (c Class) Gated() bool { return c.Light() || c.Heavy() }
 
 // String is the class's name, as the configuration, the manifest and the metrics spell it.
 func (c Class) String() string {
@@ -68,6 +85,10 @@ func (c Class) String() string {
 		return "drawing"
 	case Import:
 		return "import"
+	case Listen:
+		return "listen"
+	case 0:
+		return "none"
 	}
 	return fmt.Sprintf("class(%d)", int(c))
 }
@@ -135,7 +156,12 @@ func (g *Gate) InUse(c Class) int { return len(g.slots[c]) }
 // waiting at most the configured wait and never past ctx. The returned release gives the
 // slot back; it may be called more than once. The error is a *Busy, or ctx's error when ctx
 // ended first.
+//
+// A class without slots (Listen) is admitted at once: what bounds it is counted elsewhere.
 func (g *Gate) Acquire(ctx context.Context, c Class, holder string) (release func(), err error) {
+	if !c.Gated() {
+		return func() {}, nil
+	}
 	counted := c.Heavy() && holder != ""
 	if counted {
 		if refusal := g.takeShare(c, holder); refusal != nil {

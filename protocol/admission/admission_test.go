@@ -164,3 +164,34 @@ func TestSlotBytesSizeTheHeavySlots(t *testing.T) {
 		}
 	}
 }
+
+// The zero Class is no class: what a route that declared none would have.
+func TestTheZeroClassIsUndeclared(t *testing.T) {
+	var none Class
+	if none.Declared() || none.Gated() {
+		t.Errorf("the zero class is declared (%v) or gated (%v)", none.Declared(), none.Gated())
+	}
+	for _, c := range Classes() {
+		if !c.Declared() {
+			t.Errorf("%s is not declared", c)
+		}
+	}
+}
+
+// A listener takes no slot: its waits are bounded by their own counts.
+func TestListenersTakeNoSlot(t *testing.T) {
+	var cfg Config
+	cfg.Wait = time.Millisecond
+	g := New(cfg)
+	for range 3 * g.Capacity(Read) {
+		if _, err := g.Acquire(context.Background(), Listen, "ainotes:alice"); err != nil {
+			t.Fatalf("a listener was refused: %v", err)
+		}
+	}
+	if g.Held("ainotes:alice") != 0 {
+		t.Errorf("listeners hold %d heavy slots", g.Held("ainotes:alice"))
+	}
+	if _, listed := cfg.Capacities()["listen"]; listed {
+		t.Error("listeners have a capacity")
+	}
+}

@@ -110,7 +110,9 @@ func (cfg Config) Capacities() map[string]int {
 	cfg = cfg.withDefaults()
 	out := make(map[string]int, classCount)
 	for _, c := range Classes() {
-		out[c.String()] = cfg.Capacity[c]
+		if c.Gated() {
+			out[c.String()] = cfg.Capacity[c]
+		}
 	}
 	return out
 }

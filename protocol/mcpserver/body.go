@@ -53,9 +53,26 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool
 	return body, true
 }
 
+// CheckBodySize is the check of a body of n bytes against what the handler reads at all
+// under the limits l (MaxBody), for a server that reads the body before the handler does:
+// the refusal the handler itself gives a body over it.
+func CheckBodySize(l protocol.Limits) func(n int) error {
+	limit := MaxBody(l)
+	return func(n int) error {
+		if int64(n) > limit {
+			return bodyTooLarge(limit)
+		}
+		return nil
+	}
+}
+
+func bodyTooLarge(limit int64) *protocol.Error {
+	return protocol.Refuse(protocol.ReasonPayloadTooLarge,
+		"the MCP request has more than %d bytes, the most this server reads of one request", limit)
+}
+
 func (h *Handler) refuseBody(w http.ResponseWriter) {
-	refusal := protocol.Refuse(protocol.ReasonPayloadTooLarge,
-		"the MCP request has more than %d bytes, the most this server reads of one request", h.maxBody)
+	refusal := bodyTooLarge(h.maxBody)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusRequestEntityTooLarge)
 	w.Write(HTTPError(http.StatusRequestEntityTooLarge, refusal.Error(), refusal))

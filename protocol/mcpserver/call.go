@@ -47,7 +47,7 @@ func (h *Handler) callTool(ctx context.Context, t tool, hdr http.Header, args []
 }
 
 // run applies the checks of § 9 in their order: size, then authentication, then the
-// operation's own. A token that is sent is checked for every tool, get_manifest included,
+// operation's own; between the first two, the call waits for its slot (§ 19). A token that is sent is checked for every tool, get_manifest included,
 // exactly as over HTTP (protocol.AuthenticateHeader); without one the actor is nil, which
 // get_manifest answers without you and every other operation as unauthenticated.
 //
@@ -60,6 +60,16 @@ func (h *Handler) run(ctx context.Context, t tool, hdr http.Header, args []byte)
 	}
 	if err := checkSize(len(args)); err != nil {
 		return nil, nil, err
+	}
+	// § 19: a read or a write of one call takes a slot of its class first, for no one's
+	// share; a heavy operation admits itself once it knows who asks, and a wait for news
+	// takes none (web's routes do the same for HTTP).
+	if t.class.Light() {
+		release, err := h.svc.Admit(ctx, t.class, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		defer release()
 	}
 	bounded, cancel := h.svc.Bounded(ctx)
 	defer cancel()

@@ -1,6 +1,10 @@
 package mcpserver
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/parleyforum/parley/protocol/admission"
+)
 
 // WatchCalls lets tests see a tool call begin and end, where nothing else shows it.
 func WatchCalls(h *Handler, begin, end func()) {
@@ -15,4 +19,13 @@ func AllViaSDK(h *Handler) { h.viaSDK = true }
 func AnswersDirectly(h *Handler, r *http.Request, body []byte) bool {
 	_, ok := h.direct(r, body)
 	return ok
+}
+
+// ToolClasses is the admission class each tool of h declares, by the tool's name.
+func ToolClasses(h *Handler) map[string]admission.Class {
+	out := map[string]admission.Class{}
+	for name, t := range h.byName {
+		out[name] = t.class
+	}
+	return out
 }

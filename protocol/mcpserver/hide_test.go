@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/parleyforum/parley/protocol"
@@ -9,7 +10,8 @@ import (
 	"github.com/parleyforum/parley/storage/storagetest"
 )
 
-// § 18 over MCP: message_hide and message_unhide, with the refusals of HTTP.
+// § 18 over MCP: message_hide and message_unhide, with the refusals of HTTP; the reason for
+// humans only unless message_hide says public.
 func TestMessageHideAndUnhide(t *testing.T) {
 	storagetest.Each(t, func(t *testing.T, db *storage.DB) {
 		f := newForum(t, db, protocol.Limits{})
@@ -42,12 +44,18 @@ func TestMessageHideAndUnhide(t *testing.T) {
 			} `json:"messages"`
 		}
 		ok(t, alice, "read_thread", `{"thread":"`+opened.Thread.ID+`"}`, &read)
-		if got := read.Messages[0].Replies[0]; string(got["body"]) != "null" || string(got["hidden"]) == "" {
-			t.Fatalf("read_thread gives the hidden body: %s", got["body"])
+		if got := read.Messages[0].Replies[0]; string(got["body"]) != "null" || !strings.Contains(string(got["hidden"]), `"reason":null`) {
+			t.Fatalf("read_thread gives the hidden body or the reason for humans: %s %s", got["body"], got["hidden"])
 		}
 		ok(t, mod, "message_unhide", `{"message":"`+msg+`"}`, &hid)
 		if r := refused(t, mod, "message_unhide", `{"message":"`+msg+`"}`); r.Reason != "invalid_transition" {
 			t.Fatalf("unhiding a visible message: %+v", r)
+		}
+		// A reason made public is read by every token.
+		ok(t, mod, "message_hide", `{"message":"`+msg+`","reason":"injection","public":true}`, &hid)
+		ok(t, alice, "read_thread", `{"thread":"`+opened.Thread.ID+`"}`, &read)
+		if got := read.Messages[0].Replies[0]; !strings.Contains(string(got["hidden"]), `"reason":"injection"`) {
+			t.Fatalf("read_thread withholds a public reason: %s", got["hidden"])
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // Options configure a Handler; the zero value means the defaults.
@@ -32,11 +33,13 @@ type Options struct {
 }
 
 // Tool is one read-only tool of an operation outside protocol: its name, a short
-// description, the JSON Schema of its input (a closed object) and the operation.
+// description, the JSON Schema of its input (a closed object), its admission class (§ 19)
+// and the operation.
 type Tool struct {
 	Name        string
 	Description string
 	Input       map[string]any
+	Class       admission.Class
 	Run         func(ctx context.Context, a *protocol.Actor, args []byte) (any, error)
 }
 
@@ -102,9 +105,12 @@ func New(svc *protocol.Service, opts Options) *Handler {
 		}})
 	all := append(h.tools(), h.searchTools()...)
 	for _, t := range opts.Tools {
-		all = append(all, tool{name: t.Name, description: t.Description, input: t.Input, readOnly: true, run: t.Run})
+		all = append(all, tool{name: t.Name, description: t.Description, input: t.Input, readOnly: true, class: t.Class, run: t.Run})
 	}
 	for _, t := range all {
+		if !t.class.Declared() {
+			panic("mcpserver: the tool " + t.name + " declares no admission class")
+		}
 		server.AddTool(t.mcpTool(), h.call(t))
 		h.byName[t.name] = t
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parleyforum/parley/protocol"
+	"github.com/parleyforum/parley/protocol/admission"
 )
 
 // operation is one operation of the protocol layer: the caller (nil without a token) and the
@@ -24,6 +25,9 @@ type tool struct {
 	input       schema
 	readOnly    bool
 	waits       bool // may wait for news (the inbox's long poll)
+	// class is the call's admission class (§ 19, protocol/admission): its slot is taken
+	// before the call runs (run), Read or Write here; Listen takes none.
+	class admission.Class
 	// checkSize is the first check of § 9 on the arguments; nil means request_max_bytes
 	// (artifact_put takes an artifact's base64 instead).
 	checkSize func(n int) error
@@ -43,6 +47,7 @@ func (h *Handler) tools() []tool {
 		description: "The rules (kinds, states, transitions, limits, reasons) and who you are. Read it first.",
 		input:       object(nil),
 		readOnly:    true,
+		class:       admission.Read,
 		run:         op(s.GetManifest),
 	}, {
 		name: "send",
@@ -62,12 +67,14 @@ func (h *Handler) tools() []tool {
 			"provenance": object(schema{"model": str(""), "client": str("")}),
 			"room":       room,
 		}, "kind", "body"),
-		run: op(s.Send),
+		class: admission.Write,
+		run:   op(s.Send),
 	}, {
 		name:        "read_thread",
 		description: "A thread: state, whose turn (awaiting), messages as a tree, claims. Pass next_cursor as cursor.",
 		input:       object(schema{"thread": thread, "cursor": since}, "thread"),
 		readOnly:    true,
+		class:       admission.Read,
 		run:         op(s.ReadThread),
 	}, {
 		name:        "list_threads",
@@ -80,12 +87,14 @@ func (h *Handler) tools() []tool {
 			"room":   room,
 		}),
 		readOnly: true,
+		class:    admission.Read,
 		run:      op(s.ListThreads),
 	}, {
 		name:        "read_events",
 		description: "A thread's events, oldest first. Pass cursor back as since.",
 		input:       object(schema{"thread": thread, "since": since}, "thread"),
 		readOnly:    true,
+		class:       admission.Read,
 		run:         op(s.ReadEvents),
 	}, {
 		name: "inbox",
@@ -100,37 +109,45 @@ func (h *Handler) tools() []tool {
 		}),
 		readOnly: true,
 		waits:    true,
+		class:    admission.Listen,
 		run:      op(s.Inbox),
 	}, {
 		name:        "confirm",
 		description: "Confirm a thread's proposed state (lock or human).",
 		input:       object(schema{"thread": thread}, "thread"),
+		class:       admission.Write,
 		run:         op(s.Confirm),
 	}, {
 		name:        "mark",
 		description: "Re-mark a thread with any state, confirmed. Humans only.",
 		input:       object(schema{"thread": thread, "state": enum("", stateNames())}, "thread", "state"),
+		class:       admission.Write,
 		run:         op(s.Mark),
 	}, {
 		name:        "message_hide",
 		description: "Hide a message from agents (lock or human).",
-		input:       object(schema{"message": str(""), "reason": str("")}, "message", "reason"),
-		run:         op(s.Hide),
+		// public: the agents read the reason too (§ 18); the name says it, tools/list is tight.
+		input: object(schema{"message": str(""), "reason": str(""), "public": schema{"type": "boolean"}}, "message", "reason"),
+		class: admission.Write,
+		run:   op(s.Hide),
 	}, {
 		name:        "message_unhide",
 		description: "Unhide a message for agents (lock or human).",
 		input:       object(schema{"message": str("")}, "message"),
+		class:       admission.Write,
 		run:         op(s.Unhide),
 	}, {
 		name:        "list_rooms",
 		description: "The rooms you reach, with thread counts.",
 		input:       object(nil),
 		readOnly:    true,
+		class:       admission.Read,
 		run:         op(s.ListRooms),
 	}, {
 		name:        "thread_move",
 		description: "Move a thread into another room; humans only.",
 		input:       object(schema{"thread": thread, "room": room}, "thread", "room"),
+		class:       admission.Write,
 		run:         op(s.MoveThread),
 	}}, append(h.claimTools(), h.evidenceTools()...)...)
 }

@@ -1,5 +1,7 @@
 package mcpserver
 
+import "github.com/parleyforum/parley/protocol/admission"
+
 // The tool of the search profile (§ 13); the manifest's profile search has the query language.
 func (h *Handler) searchTools() []tool {
 	l := h.svc.Limits()
@@ -17,6 +19,7 @@ func (h *Handler) searchTools() []tool {
 			"room":   schema{"type": "string"},
 		}, "q"),
 		readOnly: true,
+		class:    admission.Read,
 		run:      op(h.svc.Search),
 	}}
 }

@@ -40,6 +40,8 @@ func TestPages(t *testing.T) {
 		{"narrow-screen", testNarrowScreen},
 		{"track-records", testTrackRecords},
 		{"rooms", testRooms},
+		{"header", testHeader},
+		{"unbroken-words", testUnbrokenWords},
 	}
 	for _, kind := range storagetest.Kinds() {
 		t.Run(string(kind), func(t *testing.T) {

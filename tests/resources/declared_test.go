@@ -1,3 +1,5 @@
+//go:build resources
+
 package resources
 
 import (

@@ -1,3 +1,5 @@
+//go:build resources
+
 // Package resources holds Parley's resource matrix (PROTOCOL.md § 19): for every route and
 // every MCP tool, what its weakest caller can make a real parley serve spend — memory,
 // connection time, answer time — on the largest forum the limits allow, alone and ten at

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyforum/parley/protocol"
 	"github.com/parleyforum/parley/storage"
 	"github.com/parleyforum/parley/storage/storagetest"
 )
@@ -315,7 +316,8 @@ func readsBack(t *testing.T, s *server, c *cast, op operation, result map[string
 	case op.name == "send note" || op.name == "send ask":
 		read, err = asMap(s.svc.ReadThread)(ctx, c.agent, []byte(`{"thread":"`+at(result, "thread", "id")+`"}`))
 	case op.moderation != "":
-		read, err = asMap(s.svc.ReadThread)(ctx, c.agent, []byte(`{"thread":"`+at(result, "message", "thread")+`"}`))
+		// A hide's reason is for humans (§ 18): a human on the pages reads it back.
+		read, err = asMap(s.svc.ReadThread)(ctx, protocol.HumanActor("setup"), []byte(`{"thread":"`+at(result, "message", "thread")+`"}`))
 	case op.name == "create room" || op.name == "update room":
 		read, err = asMap(s.svc.ListRooms)(ctx, c.agent, []byte(`{}`))
 	default:

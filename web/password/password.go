@@ -97,7 +97,9 @@ type params struct {
 }
 
 func idKey(pw string, salt []byte, p params, size uint32) []byte {
-	return argon2.IDKey([]byte(pw), salt, p.passes, p.memory, p.lanes, size)
+	return returningMemory(p.memory, func() []byte {
+		return argon2.IDKey([]byte(pw), salt, p.passes, p.memory, p.lanes, size)
+	})
 }
 
 var b64 = base64.RawStdEncoding
