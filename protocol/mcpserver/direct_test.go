@@ -187,15 +187,16 @@ func cursorPayloads(body string) string {
 		if err != nil || len(raw) <= 16 {
 			return m
 		}
-		payload := inboxHorizon.ReplaceAllString(string(raw[:len(raw)-16]), "${1}<tx>.")
+		payload := inboxHorizon.ReplaceAllString(string(raw[:len(raw)-16]), "${1}${2}<tx>.")
 		return parts[1] + "<signed " + payload + ">"
 	})
 }
 
-// inboxHorizon is the transaction number of an inbox cursor, i1.<tx>.<seq>: on Postgres a
-// number of the whole cluster, which the tests of other packages on the same cluster move on
-// between the two forums' answers.
-var inboxHorizon = regexp.MustCompile(`^(i1\.)\d+\.`)
+// inboxHorizon is the transaction number of an inbox cursor, <list>|i1.<tx>.<seq> (the
+// digest of its list first, PROTOCOL.md § 19): on Postgres a number of the whole cluster,
+// which the tests of other packages on the same cluster move on between the two forums'
+// answers.
+var inboxHorizon = regexp.MustCompile(`^([^|]*\|)?(i1\.)\d+\.`)
 
 // exchange sends c and describes the answer: status, the headers a client reads, and the
 // body with its timestamps blanked.
